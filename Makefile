@@ -1,0 +1,30 @@
+# Two commands on a fresh machine: `make demo` and `make test`.
+# Both create .venv on first use (Python >= 3.11) and reinstall when pyproject.toml changes.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test bench lint clean
+
+demo: $(VENV)/.installed
+	$(BIN)/referee demo
+
+test: $(VENV)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/pytest
+
+bench: $(VENV)/.installed
+	$(BIN)/python benchmarks/bench_engine.py
+
+$(VENV)/.installed: pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+		{ echo "referee needs Python 3.11 or newer: set PYTHON=python3.11 (or newer)"; exit 1; }
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || \
+		{ echo "could not create $(VENV): on Debian/Ubuntu run: sudo apt install python3-venv"; exit 1; }
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis *.egg-info

@@ -1,0 +1,3 @@
+"""The card-table referee: rules engine, table scripts and the command line."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,136 @@
+"""`referee`: the command line. The imperative shell around the pure engine."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import stat
+import sys
+from collections.abc import Sequence
+from typing import BinaryIO, TextIO
+
+from . import __version__
+from .script import ScriptError, adjudicate
+
+EXIT_OK, EXIT_FAILED, EXIT_INPUT = 0, 1, 2
+
+
+class UserError(Exception):
+    """A mistake the user can fix: printed as one line, exit status 2."""
+
+
+def _open_input(path: str) -> tuple[BinaryIO, str, bool]:
+    """The script as bytes, the name errors should use, and whether it is a live stream."""
+    if path == "-":
+        stream = sys.stdin.buffer
+        name = "<stdin>"
+    else:
+        try:
+            stream = open(path, "rb")  # noqa: SIM115 - closed by the caller
+        except OSError as e:
+            raise UserError(f"{path}: cannot read: {e.strerror or e}") from None
+        name = path
+    try:
+        live = not stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+    except (OSError, ValueError):
+        live = True
+    return stream, name, live
+
+
+def cmd_adjudicate(args: argparse.Namespace, out: TextIO) -> int:
+    stream, name, live = _open_input(args.file)
+    dumps = json.dumps
+    write = out.write
+    try:
+        for ruling in adjudicate(stream, name):
+            write(dumps(ruling.to_json()) + "\n")
+            # On a pipe or terminal a ruling must show as soon as it is final; a
+            # regular file is read at full speed and written in large blocks.
+            if live:
+                out.flush()
+    except ScriptError as e:
+        out.flush()
+        raise UserError(str(e)) from None
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+    return EXIT_OK
+
+
+def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
+    from .demo import run_demo  # rich is imported only when the demo runs
+
+    return run_demo(args, out)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="referee", description="A referee for Celtic Egyptian Ratscrew at a real card table."
+    )
+    parser.add_argument("--version", action="version", version=f"referee {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser(
+        "adjudicate",
+        help="judge a table script (JSONL) and print the rulings",
+        description="Read a table script and print one ruling per line (JSONL).",
+    )
+    p.add_argument("file", metavar="FILE|-", help="the table script, or - for standard input")
+    p.set_defaults(run=cmd_adjudicate)
+
+    p = sub.add_parser(
+        "demo",
+        help="a whole virtual game: bots at a virtual table",
+        description="Bots with human reaction times play a whole game; the referee judges it live.",
+    )
+    p.add_argument("--players", type=int, default=3, metavar="N", help="2 to 8 bots (default 3)")
+    p.add_argument("--seed", type=int, default=1, help="seeds the deal and the bots (default 1)")
+    p.add_argument(
+        "--cap",
+        type=int,
+        default=20_000,
+        metavar="LAYS",
+        help="stop the game after this many lays (default 20000)",
+    )
+    p.add_argument(
+        "--speed",
+        type=float,
+        default=0.0,
+        help="pace the log: 1 = real time, 10 = ten times faster; 0 = at once (default)",
+    )
+    p.add_argument("--quiet", action="store_true", help="only the result and the summary table")
+    out_group = p.add_mutually_exclusive_group()
+    out_group.add_argument(
+        "--json",
+        action="store_true",
+        help="print the table script with each event's rulings after it (JSONL)",
+    )
+    out_group.add_argument(
+        "--script",
+        action="store_true",
+        help="print only the table script (feed it to `referee adjudicate -`)",
+    )
+    p.set_defaults(run=cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args, sys.stdout))
+    except UserError as e:
+        print(e, file=sys.stderr)
+        return EXIT_INPUT
+    except BrokenPipeError:
+        # The reader went away (`| head`): not an error of ours; keep Python quiet at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,231 @@
+"""`referee demo`: bots play a whole game and the referee's rulings scroll by.
+
+The words for each ruling (`describe`) and the end-of-game figures (`summarize`)
+are plain functions; printing and pacing live in `run_demo`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from statistics import fmean
+from typing import TextIO
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from hardware.clock import Clock, MonotonicClock
+
+from .bots import VirtualTable
+from .engine import MAX_PLAYERS, MIN_PLAYERS
+from .rulings import GameWon, Laid, PenaltiesLifted, Penalty, Ruling, SnapIgnored, StackWon
+from .script import event_to_json
+
+EXIT_WON, EXIT_STOPPED, EXIT_USAGE = 0, 1, 2
+COLOURS = ("cyan", "magenta", "yellow", "green", "bright_blue", "bright_red", "white", "bright_green")
+REASON_WORDS = {
+    "calling_out": "calling out",
+    "standard": "pair",
+    "sandwich": "sandwich",
+    "dark_queen": "dark queen",
+    "counting_out": "counting out",
+}
+
+
+def clock_text(t_us: int) -> str:
+    minutes, rest = divmod(t_us, 60_000_000)
+    return f"{minutes:2d}:{rest / 1e6:06.3f}"
+
+
+def describe(ruling: Ruling, names: Sequence[str], after: Sequence[Ruling] = ()) -> Text:
+    """One log line for a ruling. `after` is what followed it (to name a runner-up)."""
+
+    def who(seat: int) -> Text:
+        return Text(f"{names[seat]:<4}", style=f"bold {COLOURS[seat % len(COLOURS)]}")
+
+    line = Text(clock_text(ruling.t) + "  ", style="dim")
+    if type(ruling) is Laid:
+        line += who(ruling.seat)
+        line += Text(f" lays {ruling.card.symbol:<4}", style="bold" if ruling.out_of_turn else "")
+        line += Text(f" call {ruling.call:>2}", style="bold green" if ruling.card.rank == ruling.call else "")
+        if ruling.count_out is not None:
+            line += Text(f"  count-out {ruling.count_out}", style="yellow")
+        if ruling.out_of_turn:
+            line += Text("  OUT OF TURN", style="bold red")
+        elif ruling.next is None:
+            line += Text("  hold: first snap wins", style="bold yellow")
+    elif type(ruling) is StackWon:
+        line += who(ruling.seat)
+        if ruling.by == "snap":
+            reasons = ", ".join(REASON_WORDS.get(r, r) for r in ruling.reasons)
+            line += Text(f" SNAP! takes {_cards(ruling.cards)} ({reasons})", style="bold green")
+            runner_up = next(
+                (
+                    r.seat
+                    for r in after
+                    if type(r) is SnapIgnored and r.reason == "late" and r.late_us == ruling.margin_us
+                ),
+                None,
+            )
+            if runner_up is not None:
+                line += Text(f" — beats {names[runner_up]} by {ruling.margin_us / 1000:.1f} ms")
+        else:
+            how = "counting out" if ruling.by == "counting_out" else ruling.by
+            line += Text(f" takes {_cards(ruling.cards)} by {how}", style="green")
+    elif type(ruling) is Penalty:
+        line += who(ruling.seat)
+        what = "wrong snap" if ruling.reason == "wrong_snap" else "laid out of turn"
+        line += Text(f" {what}: penalised until another seat wins a stack", style="red")
+    elif type(ruling) is SnapIgnored:
+        line += who(ruling.seat)
+        if ruling.reason == "late":
+            line += Text(f" snap {(ruling.late_us or 0) / 1000:.1f} ms late", style="dim")
+        elif ruling.reason == "dead_heat":
+            line += Text(" dead heat: pressed at the same microsecond, no winner", style="yellow")
+        else:
+            line += Text(" snap ignored: penalised", style="dim red")
+    elif type(ruling) is PenaltiesLifted:
+        line += Text("everyone was penalised: all penalties lifted", style="yellow")
+    elif type(ruling) is GameWon:
+        line += who(ruling.seat)
+        line += Text(" holds every card and WINS THE GAME", style="bold reverse green")
+    return line
+
+
+def _cards(n: int) -> str:
+    return "1 card" if n == 1 else f"{n} cards"
+
+
+@dataclass
+class Summary:
+    """What each seat did over the game."""
+
+    names: Sequence[str]
+    won_by: list[dict[str, int]] = field(init=False)
+    wrong_snaps: list[int] = field(init=False)
+    out_of_turn: list[int] = field(init=False)
+    late: list[int] = field(init=False)
+    lays: int = 0
+
+    def __post_init__(self) -> None:
+        n = len(self.names)
+        self.won_by = [{"snap": 0, "counting_out": 0, "stall": 0} for _ in range(n)]
+        self.wrong_snaps, self.out_of_turn, self.late = [0] * n, [0] * n, [0] * n
+
+    def add(self, ruling: Ruling) -> None:
+        kind = type(ruling)
+        if kind is Laid:
+            self.lays += 1
+        elif kind is StackWon:
+            self.won_by[ruling.seat][ruling.by] = self.won_by[ruling.seat].get(ruling.by, 0) + 1
+        elif kind is Penalty:
+            (self.wrong_snaps if ruling.reason == "wrong_snap" else self.out_of_turn)[ruling.seat] += 1
+        elif kind is SnapIgnored and ruling.reason == "late":
+            self.late[ruling.seat] += 1
+
+
+def summary_table(summary: Summary, hands: Sequence[int], reactions: Sequence[Sequence[int]]) -> Table:
+    table = Table(title="Summary", title_justify="left")
+    for header in (
+        "Player",
+        "Cards",
+        "Snaps won",
+        "Count-outs",
+        "Stalls",
+        "Wrong snaps",
+        "Out of turn",
+        "Late",
+        "Reaction",
+    ):
+        table.add_column(header, justify="left" if header == "Player" else "right")
+    for seat, name in enumerate(summary.names):
+        won = summary.won_by[seat]
+        mean = f"{fmean(reactions[seat]) / 1000:.0f} ms" if reactions[seat] else "-"
+        table.add_row(
+            Text(name, style=f"bold {COLOURS[seat % len(COLOURS)]}"),
+            str(hands[seat]),
+            str(won["snap"]),
+            str(won["counting_out"]),
+            str(won["stall"]),
+            str(summary.wrong_snaps[seat]),
+            str(summary.out_of_turn[seat]),
+            str(summary.late[seat]),
+            mean,
+        )
+    return table
+
+
+def run_demo(args: argparse.Namespace, out: TextIO, clock: Clock | None = None) -> int:
+    from .cli import UserError
+
+    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
+        raise UserError(f"--players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {args.players}")
+    if args.cap < 1:
+        raise UserError(f"--cap must be at least 1 lay, not {args.cap}")
+    if args.speed < 0:
+        raise UserError(f"--speed must be 0 (at once) or more, not {args.speed}")
+    table = VirtualTable(players=args.players, seed=args.seed, cap=args.cap)
+    names = table.spec.players
+    if args.json or args.script:
+        return _run_json(table, out, with_rulings=args.json)
+
+    console = Console(file=out, highlight=False, soft_wrap=True, width=max(Console().width, 100))
+    clock = clock or MonotonicClock()
+    console.rule(f"Celtic Egyptian Ratscrew · {len(names)} bots · seed {args.seed}")
+    for seat, bot in enumerate(table.bots):
+        console.print(
+            Text.assemble(
+                (f"{bot.name:<4}", f"bold {COLOURS[seat]}"),
+                f" reacts in about {bot.reaction_ms:.0f} ms, spots {bot.notice:.0%} of snaps",
+            )
+        )
+    summary = Summary(names)
+    started, first_t = clock.now_us(), None
+    state = None
+    for play in table.play():
+        state = play.state
+        for i, ruling in enumerate(play.rulings):
+            summary.add(ruling)
+            if args.quiet and type(ruling) is not GameWon:
+                continue
+            if args.speed > 0:
+                first_t = ruling.t if first_t is None else first_t
+                clock.sleep_until(started + round((ruling.t - first_t) / args.speed))
+            console.print(describe(ruling, names, play.rulings[i + 1 :]))
+            if type(ruling) is StackWon:
+                piles = " · ".join(f"{names[s]} {n}" for s, n in enumerate(play.state.hands))
+                console.print(Text(f"{'':11}piles: {piles}", style="dim"))
+    assert state is not None
+    console.print()
+    console.print(summary_table(summary, state.hands, table.reactions))
+    if table.stopped:
+        console.print(
+            Text(
+                f"Stopped after {summary.lays} lays (the cap is {args.cap}): no winner.", style="bold yellow"
+            )
+        )
+        return EXIT_STOPPED
+    winner = names[state.winner] if state.winner is not None else "nobody"
+    console.print(
+        Text(
+            f"{winner} wins after {summary.lays} lays and {clock_text(state.now).strip()} of table time.",
+            style="bold green",
+        )
+    )
+    return EXIT_WON
+
+
+def _run_json(table: VirtualTable, out: TextIO, with_rulings: bool) -> int:
+    """The game as a table script; with `with_rulings`, each event's rulings after its line."""
+    dumps = json.dumps
+    out.write(dumps(table.spec.to_json()) + "\n")
+    for play in table.play():
+        if play.event is not None:
+            out.write(dumps(event_to_json(play.event)) + "\n")
+        if with_rulings:
+            for ruling in play.rulings:
+                out.write(dumps(ruling.to_json()) + "\n")
+    return EXIT_STOPPED if table.stopped else EXIT_WON

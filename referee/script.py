@@ -1,0 +1,190 @@
+"""The table script (JSONL) read line by line, and adjudicated as a stream.
+
+Format: docs/table-script.md. Every mistake in a script becomes a `ScriptError`
+whose message is the one line the user sees: `FILE:LINE: what is wrong`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cards import CardError, parse_card
+from .engine import IllegalEvent, SetupError, finish, step
+from .events import Event, Lay, Snap, Wait
+from .options import OptionError
+from .presets import UnknownPreset, rules_for
+from .rulings import Ruling
+from .table import State
+
+GAME_KEYS = frozenset({"players", "rules", "options", "deck", "hand_sizes"})
+EVENT_KEYS = {
+    "lay": frozenset({"t", "lay", "seat", "confidence"}),
+    "snap": frozenset({"t", "snap"}),
+    "wait": frozenset({"t", "wait"}),
+}
+
+
+class ScriptError(ValueError):
+    """A table script that cannot be adjudicated; str() is the one-line message."""
+
+
+class _LineError(ValueError):
+    """A problem on the current line (its position is added by the reader)."""
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """The `game` line: who plays, by which rules, with which deck."""
+
+    players: tuple[str, ...]
+    rules: str = "celtic"
+    options: dict[str, Any] = field(default_factory=dict)
+    deck: int = 52
+    hand_sizes: tuple[int, ...] | None = None
+
+    def new_game(self) -> State:
+        return rules_for(self.rules, self.options).new_game(self.players, self.deck, self.hand_sizes)
+
+    def to_json(self) -> dict[str, Any]:
+        game: dict[str, Any] = {
+            "players": list(self.players),
+            "rules": self.rules,
+            "options": dict(self.options),
+        }
+        if self.deck != 52:
+            game["deck"] = self.deck
+        if self.hand_sizes is not None:
+            game["hand_sizes"] = list(self.hand_sizes)
+        return {"game": game}
+
+
+def event_to_json(event: Event) -> dict[str, Any]:
+    """An event as its table-script line."""
+    if type(event) is Lay:
+        out: dict[str, Any] = {"t": event.t, "lay": event.card.code}
+        if event.seat is not None:
+            out["seat"] = event.seat
+        return out
+    if type(event) is Snap:
+        return {"t": event.t, "snap": event.seat}
+    return {"t": event.t, "wait": True}
+
+
+def parse_game(obj: Any) -> GameSpec:
+    if not isinstance(obj, dict) or set(obj) != {"game"}:
+        raise _LineError('expected the game line first: {"game": {"players": [...], ...}}')
+    game = obj["game"]
+    if not isinstance(game, dict):
+        raise _LineError('"game" must be an object')
+    unknown = set(game) - GAME_KEYS
+    if unknown:
+        raise _LineError(
+            f"unknown key {sorted(unknown)[0]!r} in the game line (known: {', '.join(sorted(GAME_KEYS))})"
+        )
+    players = game.get("players")
+    if (
+        not isinstance(players, list)
+        or not players
+        or not all(isinstance(p, str) and p.strip() for p in players)
+    ):
+        raise _LineError('"players" must be a list of player names')
+    rules = game.get("rules", "celtic")
+    options = game.get("options", {})
+    if not isinstance(options, dict):
+        raise _LineError('"options" must be an object')
+    deck = game.get("deck", 52)
+    if isinstance(deck, bool) or deck not in (52, 54):
+        raise _LineError(f'"deck" must be 52 or 54, not {deck!r}')
+    hand_sizes = game.get("hand_sizes")
+    if hand_sizes is not None and not isinstance(hand_sizes, list):
+        raise _LineError('"hand_sizes" must be a list of card counts')
+    return GameSpec(
+        tuple(players), rules, options, deck, tuple(hand_sizes) if hand_sizes is not None else None
+    )
+
+
+def parse_event(obj: Any, seats: int) -> Event:
+    """One event line (already JSON-decoded), checked against the contract."""
+    if not isinstance(obj, dict):
+        raise _LineError("expected a JSON object")
+    if "game" in obj:
+        raise _LineError("a second game line: one script holds one game")
+    kinds = [k for k in ("lay", "snap", "wait") if k in obj]
+    if len(kinds) != 1:
+        raise _LineError(
+            'an event line needs exactly one of "lay", "snap" or "wait"'
+            if not kinds
+            else f"one event per line, not {' and '.join(kinds)}"
+        )
+    kind = kinds[0]
+    unknown = obj.keys() - EVENT_KEYS[kind]
+    if unknown:
+        raise _LineError(f"unknown key {sorted(unknown)[0]!r} in a {kind} line")
+    t = obj.get("t")
+    if type(t) is not int or t < 0:
+        raise _LineError(f'"t" must be whole microseconds, 0 or more, not {t!r}')
+    if kind == "lay":
+        seat = obj.get("seat")
+        if seat is not None:
+            _check_seat(seat, seats)
+        confidence = obj.get("confidence", 1)
+        if (
+            isinstance(confidence, bool)
+            or not isinstance(confidence, (int, float))
+            or not 0 <= confidence <= 1
+        ):
+            raise _LineError(f'"confidence" must be a number from 0 to 1, not {confidence!r}')
+        return Lay(t, parse_card(obj["lay"]), seat)
+    if kind == "snap":
+        seat = obj["snap"]
+        _check_seat(seat, seats)
+        return Snap(t, seat)
+    if obj["wait"] is not True:
+        raise _LineError(f'"wait" must be true, not {obj["wait"]!r}')
+    return Wait(t)
+
+
+def _check_seat(seat: Any, seats: int) -> None:
+    if type(seat) is not int or not 0 <= seat < seats:
+        raise _LineError(f"seat {seat!r} is out of range 0..{seats - 1}")
+
+
+_USER_ERRORS = (_LineError, IllegalEvent, SetupError, CardError, OptionError, UnknownPreset)
+
+
+def adjudicate(lines: Iterable[bytes | str], source: str = "-") -> Iterator[Ruling]:
+    """Rulings for a table script, each yielded as soon as it is final.
+
+    Raises ScriptError (`source:LINE: what`) at the first bad line; every ruling
+    yielded before it stands.
+    """
+    state: State | None = None
+    lineno = 0
+    loads = json.loads
+    for lineno, raw in enumerate(lines, 1):
+        try:
+            text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+        except UnicodeDecodeError:
+            raise ScriptError(f"{source}:{lineno}: not UTF-8 text") from None
+        if not text.strip():
+            continue
+        try:
+            try:
+                obj = loads(text)
+            except ValueError as e:
+                raise _LineError(f"not JSON: {e}") from None
+            if state is None:
+                state = parse_game(obj).new_game()
+                continue
+            state, rulings = step(state, parse_event(obj, state.seats))
+        except _USER_ERRORS as e:
+            raise ScriptError(f"{source}:{lineno}: {e}") from None
+        yield from rulings
+    if state is None:
+        raise ScriptError(
+            f'{source}:{max(lineno, 1)}: empty input: expected a game line {{"game": {{"players": [...]}}}}'
+        )
+    yield from finish(state)[1]

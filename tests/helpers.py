@@ -1,0 +1,47 @@
+"""Small helpers so that rule tests read like table scripts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from referee.script import adjudicate
+
+PLAYERS = ["Ann", "Bob", "Cy"]
+
+
+def lay(t_ms: float, card: str, seat: int | None = None) -> dict[str, Any]:
+    line: dict[str, Any] = {"t": round(t_ms * 1000), "lay": card}
+    if seat is not None:
+        line["seat"] = seat
+    return line
+
+
+def snap(t_ms: float, seat: int) -> dict[str, Any]:
+    return {"t": round(t_ms * 1000), "snap": seat}
+
+
+def wait(t_ms: float) -> dict[str, Any]:
+    return {"t": round(t_ms * 1000), "wait": True}
+
+
+def game(players: list[str] | int = 3, **extra: Any) -> dict[str, Any]:
+    names = PLAYERS[:players] if isinstance(players, int) and players <= 3 else players
+    if isinstance(names, int):
+        names = [f"P{i}" for i in range(names)]
+    return {"game": {"players": names, "rules": "celtic", "options": {}, **extra}}
+
+
+def judge(*events: dict[str, Any], players: list[str] | int = 3, **extra: Any) -> list[dict[str, Any]]:
+    """The rulings for a game line built from `extra` followed by `events`, as JSON dicts."""
+    import json
+
+    lines = [json.dumps(game(players, **extra))] + [json.dumps(e) for e in events]
+    return [r.to_json() for r in adjudicate(lines, "test")]
+
+
+def of(rulings: list[dict[str, Any]], event: str) -> list[dict[str, Any]]:
+    return [r for r in rulings if r["event"] == event]
+
+
+def won(rulings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return of(rulings, "stack_won")
