@@ -81,7 +81,7 @@ QUEEN_OF_SPADES = _BY_CODE["QS"]
 def parse_card(text: str) -> Card:
     """Read a card code: ``QS``, ``10H``, ``TH``, ``qs``, ``Q♠``, ``JOKER``."""
     if not isinstance(text, str):
-        raise CardError(f"card code must be a string, not {type(text).__name__}")
+        raise CardError(f"card code must be a string such as 'QS', not {text!r}")
     card = _BY_CODE.get(text)  # the common case: already canonical
     if card is not None:
         return card

@@ -248,8 +248,9 @@ class Celtic:
         t, seats = s.pending_t, s.pending
         s.pending_t, s.pending = None, ()
         assert t is not None
-        if s.winner is not None:  # game already won: a press only gives the margin
-            self.flush_win(s, self.margin(s, t, seats), out)
+        if s.winner is not None:  # game already won: a press only gives the winning snap its margin
+            if s.deferred is not None:
+                self.flush_win(s, self.margin(s, t, seats), out)
             return
         contenders = []
         for seat in seats:

@@ -6,6 +6,7 @@ are in milliseconds there, and in integer microseconds inside the engine.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -40,7 +41,9 @@ class Options:
         out: dict[str, Any] = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            out[f.name] = value / 1000 if f.name in _WINDOWS_MS else value
+            if f.name in _WINDOWS_MS:
+                value = value // 1000 if value % 1000 == 0 else value / 1000
+            out[f.name] = value
         return out
 
     def updated(self, given: Mapping[str, Any]) -> Options:
@@ -56,18 +59,25 @@ class Options:
         return replace(self, **changes)
 
 
+def _show(value: Any) -> str:
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
 def _checked(name: str, value: Any) -> Any:
     if name in _CHOICES:
         if value not in _CHOICES[name]:
             choices = " or ".join(repr(c) for c in _CHOICES[name])
-            raise OptionError(f"option {name!r} must be {choices}, not {value!r}")
+            raise OptionError(f"option {name!r} must be {choices}, not {_show(value)}")
         return value
     if name in _WINDOWS_MS:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise OptionError(f"option {name!r} is a time in milliseconds, not {value!r}")
+            raise OptionError(f"option {name!r} is a time in milliseconds, not {_show(value)}")
         if not 0 <= value <= _MAX_WINDOW_MS:
-            raise OptionError(f"option {name!r} must be 0..{_MAX_WINDOW_MS} ms, not {value!r}")
+            raise OptionError(f"option {name!r} must be 0..{_MAX_WINDOW_MS} ms, not {_show(value)}")
         return round(value * 1000)
     if not isinstance(value, bool):
-        raise OptionError(f"option {name!r} must be true or false, not {value!r}")
+        raise OptionError(f"option {name!r} must be true or false, not {_show(value)}")
     return value

@@ -35,6 +35,14 @@ class _LineError(ValueError):
     """A problem on the current line (its position is added by the reader)."""
 
 
+def _show(value: Any) -> str:
+    """A value as the script wrote it (JSON), for error messages."""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
 @dataclass(frozen=True)
 class GameSpec:
     """The `game` line: who plays, by which rules, with which deck."""
@@ -97,7 +105,7 @@ def parse_game(obj: Any) -> GameSpec:
         raise _LineError('"options" must be an object')
     deck = game.get("deck", 52)
     if isinstance(deck, bool) or deck not in (52, 54):
-        raise _LineError(f'"deck" must be 52 or 54, not {deck!r}')
+        raise _LineError(f'"deck" must be 52 or 54, not {_show(deck)}')
     hand_sizes = game.get("hand_sizes")
     if hand_sizes is not None and not isinstance(hand_sizes, list):
         raise _LineError('"hand_sizes" must be a list of card counts')
@@ -125,7 +133,7 @@ def parse_event(obj: Any, seats: int) -> Event:
         raise _LineError(f"unknown key {sorted(unknown)[0]!r} in a {kind} line")
     t = obj.get("t")
     if type(t) is not int or t < 0:
-        raise _LineError(f'"t" must be whole microseconds, 0 or more, not {t!r}')
+        raise _LineError(f'"t" must be whole microseconds, 0 or more, not {_show(t)}')
     if kind == "lay":
         seat = obj.get("seat")
         if seat is not None:
@@ -136,20 +144,23 @@ def parse_event(obj: Any, seats: int) -> Event:
             or not isinstance(confidence, (int, float))
             or not 0 <= confidence <= 1
         ):
-            raise _LineError(f'"confidence" must be a number from 0 to 1, not {confidence!r}')
-        return Lay(t, parse_card(obj["lay"]), seat)
+            raise _LineError(f'"confidence" must be a number from 0 to 1, not {_show(confidence)}')
+        card = obj["lay"]
+        if not isinstance(card, str):
+            raise _LineError(f'"lay" must be a card code such as "QS", not {_show(card)}')
+        return Lay(t, parse_card(card), seat)
     if kind == "snap":
         seat = obj["snap"]
         _check_seat(seat, seats)
         return Snap(t, seat)
     if obj["wait"] is not True:
-        raise _LineError(f'"wait" must be true, not {obj["wait"]!r}')
+        raise _LineError(f'"wait" must be true, not {_show(obj["wait"])}')
     return Wait(t)
 
 
 def _check_seat(seat: Any, seats: int) -> None:
     if type(seat) is not int or not 0 <= seat < seats:
-        raise _LineError(f"seat {seat!r} is out of range 0..{seats - 1}")
+        raise _LineError(f"seat {_show(seat)} is out of range 0..{seats - 1}")
 
 
 _USER_ERRORS = (_LineError, IllegalEvent, SetupError, CardError, OptionError, UnknownPreset)
@@ -166,7 +177,9 @@ def adjudicate(lines: Iterable[bytes | str], source: str = "-") -> Iterator[Ruli
     loads = json.loads
     for lineno, raw in enumerate(lines, 1):
         try:
-            text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+            text = raw.decode("utf-8-sig" if lineno == 1 else "utf-8") if isinstance(raw, bytes) else raw
+            if lineno == 1:
+                text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
         except UnicodeDecodeError:
             raise ScriptError(f"{source}:{lineno}: not UTF-8 text") from None
         if not text.strip():

@@ -409,9 +409,11 @@ def test_a_penalised_seat_snaps_are_ignored_and_reported():
 
 def test_a_penalty_lifts_when_another_seat_wins_a_stack():
     rulings = judge(
-        lay(1000, "5H"), snap(1200, 1), lay(2000, "5S"), snap(2300, 2), lay(4000, "QS"), snap(4300, 1)
+        *[lay(1000, "5H"), snap(1200, 0), snap(1300, 1), lay(2000, "5S"), snap(2300, 2)],
+        *[lay(4000, "QS"), snap(4300, 1), lay(6000, "4D"), lay(7000, "4C"), snap(7300, 0)],
     )
-    assert [w["seat"] for w in won(rulings)] == [2, 1]
+    assert [w["seat"] for w in won(rulings)] == [2, 1, 0]
+    assert not of(rulings, "snap_ignored")
 
 
 def test_a_seat_that_wins_by_counting_out_while_penalised_keeps_its_penalty():
@@ -552,3 +554,10 @@ def test_a_won_card_comes_back_into_play_and_may_be_laid_again():
 def test_time_going_backwards_is_an_input_error():
     with pytest.raises(ScriptError, match="test:3: time goes backwards"):
         judge(lay(2000, "5H"), lay(1000, "6H"))
+
+
+def test_presses_at_the_instant_a_lay_wins_the_game_are_ignored():
+    # The press is written before the lay; the lay comes first, wins the game by stall,
+    # and the press (same instant) falls after game_won.
+    rulings = judge(lay(1000, "5H"), snap(2000, 0), lay(2000, "6H"), hand_sizes=[1, 1], players=2)
+    assert [r["event"] for r in rulings] == ["laid", "laid", "stack_won", "game_won"]
