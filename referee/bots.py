@@ -55,7 +55,7 @@ def make_bots(players: int, rng: random.Random) -> list[Bot]:
             reaction_ms=rng.uniform(190.0, 330.0),
             notice=rng.uniform(0.75, 0.95),
             blunder=rng.uniform(0.005, 0.02),
-            eager=rng.uniform(0.001, 0.004),
+            eager=rng.uniform(0.004, 0.012),
             tempo_ms=rng.uniform(450.0, 800.0),
         )
         for seat in range(players)

@@ -1,0 +1,90 @@
+"""The virtual table behind `referee demo`: bots, pacing, and the words of the log."""
+
+import argparse
+import io
+import random
+
+from hardware.clock import VirtualClock
+from referee.bots import REACTION_MS, VirtualTable, make_bots
+from referee.cards import parse_card
+from referee.demo import Summary, describe, run_demo
+from referee.rulings import Laid, Penalty, SnapIgnored, StackWon
+
+NAMES = ("Ann", "Bob", "Cy")
+
+
+def demo_args(**given):
+    args = {
+        "players": 3,
+        "seed": 1,
+        "cap": 20_000,
+        "speed": 0.0,
+        "quiet": False,
+        "json": False,
+        "script": False,
+    }
+    return argparse.Namespace(**(args | given))
+
+
+def test_bot_reaction_times_stay_between_150_and_400_ms():
+    rng = random.Random(5)
+    for bot in make_bots(8, rng):
+        draws = [bot.reaction_us(rng) for _ in range(2000)]
+        assert REACTION_MS[0] * 1000 <= min(draws) and max(draws) <= REACTION_MS[1] * 1000
+
+
+def test_the_same_seed_plays_the_same_game():
+    def events(seed):
+        return [play.event for play in VirtualTable(players=4, seed=seed).play()]
+
+    assert events(11) == events(11)
+    assert events(11) != events(12)
+
+
+def test_bots_sometimes_snap_wrongly_and_lay_out_of_turn():
+    summary = Summary(NAMES)
+    for seed in range(1, 6):
+        for play in VirtualTable(players=3, seed=seed).play():
+            for ruling in play.rulings:
+                summary.add(ruling)
+    assert sum(summary.wrong_snaps) > 0 and sum(summary.out_of_turn) > 0 and sum(summary.late) > 0
+
+
+def test_every_recorded_reaction_is_human():
+    table = VirtualTable(players=5, seed=3)
+    for _ in table.play():
+        pass
+    reactions = [r for seat in table.reactions for r in seat]
+    assert reactions and all(150_000 <= r <= 400_000 for r in reactions)
+
+
+def test_demo_paces_its_log_on_the_clock_at_the_chosen_speed():
+    clock = VirtualClock(start_us=5_000_000)
+    out = io.StringIO()
+    assert run_demo(demo_args(speed=10.0), out, clock=clock) == 0
+    table = VirtualTable(players=3, seed=1)
+    rulings = [r for play in table.play() for r in play.rulings]
+    assert clock.now_us() == 5_000_000 + round((rulings[-1].t - rulings[0].t) / 10)
+
+
+def test_demo_at_speed_0_never_waits():
+    clock = VirtualClock(start_us=0)
+    assert run_demo(demo_args(), io.StringIO(), clock=clock) == 0
+    assert clock.now_us() == 0
+
+
+def test_a_won_race_names_the_runner_up_and_the_margin():
+    won = StackWon(2_410_000, 1, "snap", ("sandwich",), 3, 12_400, 1)
+    late = SnapIgnored(2_422_400, 0, "late", 12_400)
+    line = describe(won, NAMES, [late]).plain
+    assert "Bob" in line and "SNAP! takes 3 cards (sandwich)" in line and "beats Ann by 12.4 ms" in line
+
+
+def test_log_lines_say_what_happened():
+    card = parse_card("7H")
+    assert "lays 7♥" in describe(Laid(1_000_000, 0, card, 7, None, 1), NAMES).plain
+    assert "OUT OF TURN" in describe(Laid(1_000_000, 2, card, 3, None, 1, True), NAMES).plain
+    assert "hold" in describe(Laid(1_000_000, 2, card, 3, 0, None), NAMES).plain
+    assert "wrong snap" in describe(Penalty(1_000_000, 2, "wrong_snap"), NAMES).plain
+    assert "3.2 ms late" in describe(SnapIgnored(1_000_000, 2, "late", 3_200), NAMES).plain
+    assert "by counting out" in describe(StackWon(1, 0, "counting_out", (), 1, None, 0), NAMES).plain
