@@ -125,8 +125,8 @@ class VirtualTable:
             laid = won = False
             # A snap win is announced once its margin is known, but the cards change
             # hands at the press: move them as soon as the referee has the win.
-            if state.deferred is not None and state.deferred[0] not in moved:
-                won = take(state.deferred[0])
+            if state.deferred is not None and state.deferred.won not in moved:
+                won = take(state.deferred.won)
             for ruling in rulings:
                 if type(ruling) is Laid:
                     laid = True

@@ -24,7 +24,7 @@ from .rulings import (
     SnapIgnored,
     StackWon,
 )
-from .table import NO_CARD, Hold, State
+from .table import NO_CARD, Deferred, Hold, State
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 
@@ -197,7 +197,7 @@ class Celtic:
         elif s.size == 2:
             s.third = rank
         s.second_bottom, s.bottom = s.bottom, rank
-        s.under = (*s.under, card)
+        s.under = (card, s.under)  # a cons list too, bottom card first
         s.size += 1
 
     def next_seat(self, s: State, seat: int) -> int:
@@ -249,8 +249,8 @@ class Celtic:
         s.pending_t, s.pending = None, ()
         assert t is not None
         if s.winner is not None:  # game already won: a press only gives the winning snap its margin
-            if s.deferred is not None:
-                self.flush_win(s, self.margin(s, t, seats), out)
+            if s.deferred is not None and self.has_rival(s, seats):
+                self.flush_win(s, t - s.won_t, out)  # type: ignore[operator]
             return
         contenders = []
         for seat in seats:
@@ -272,18 +272,23 @@ class Celtic:
                 out.extend(SnapIgnored(t, seat, "dead_heat") for seat in contenders)
             return
         if s.won_t is not None and t < s.won_t + self._race:
+            late = tuple(SnapIgnored(t, seat, "late", t - s.won_t) for seat in contenders)
             if s.deferred is not None:
-                self.flush_win(s, self.margin(s, t, contenders), out)
-            out.extend(SnapIgnored(t, seat, "late", t - s.won_t) for seat in contenders)
+                if not self.has_rival(s, contenders):
+                    # The winner pressing again (a double tap) is no rival: keep waiting
+                    # for the margin, and report the extra press after the win.
+                    s.deferred = s.deferred._replace(after=s.deferred.after + late)
+                    return
+                self.flush_win(s, t - s.won_t, out)
+            out.extend(late)
             return
         for seat in contenders:
             self.penalise(s, seat, "wrong_snap", t, out)
 
-    def margin(self, s: State, t: int, seats: Sequence[int]) -> int | None:
-        """The winning press's lead over a press by another seat at `t`, if there is one."""
-        assert s.deferred is not None and s.won_t is not None
-        winner = s.deferred[0].seat
-        return t - s.won_t if any(seat != winner for seat in seats) else None
+    def has_rival(self, s: State, seats: Sequence[int]) -> bool:
+        """Whether a seat other than the waiting snap win's winner pressed."""
+        winner = s.deferred.won.seat  # type: ignore[union-attr]
+        return any(seat != winner for seat in seats)
 
     # Outcomes ---------------------------------------------------------------------
 
@@ -313,7 +318,7 @@ class Celtic:
         if game is not None:
             s.winner = seat
         if defer:
-            s.deferred = (won, game)
+            s.deferred = Deferred(won, game, ())
         else:
             out.append(won)
             if game is not None:
@@ -321,11 +326,12 @@ class Celtic:
 
     def flush_win(self, s: State, margin: int | None, out: list[Ruling]) -> None:
         """Announce the snap win that waited for its margin."""
-        won, game = s.deferred  # type: ignore[misc]
+        won, game, after = s.deferred  # type: ignore[misc]
         s.deferred = None
-        out.append(won._replace(margin_us=margin))  # type: ignore[union-attr]
+        out.append(won._replace(margin_us=margin))
         if game is not None:
             out.append(game)
+        out.extend(after)
 
     def penalise(self, s: State, seat: int, reason: str, t: int, out: list[Ruling]) -> None:
         out.append(Penalty(t, seat, reason))

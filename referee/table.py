@@ -14,7 +14,7 @@ from .cards import Card
 
 if TYPE_CHECKING:
     from .engine import Celtic
-    from .rulings import Ruling
+    from .rulings import GameWon, Ruling, StackWon
 
 NO_CARD = -1  # the rank slot of a position the stack does not have
 
@@ -25,6 +25,14 @@ class Hold(NamedTuple):
     by: str  # "counting_out" or "stall": how the owner wins when the window ends
     owner: int
     until: int
+
+
+class Deferred(NamedTuple):
+    """A snap win already decided but not yet announced: its margin is still unknown."""
+
+    won: StackWon
+    game: GameWon | None  # the game_won that follows it, if this stack won the game
+    after: tuple[Ruling, ...]  # the winner's own extra presses, reported after the win
 
 
 class State:
@@ -78,7 +86,7 @@ class State:
     now: int
     winner: int | None
     stack: tuple[Card, object] | None
-    under: tuple[Card, ...]
+    under: tuple[Card, object] | None
     size: int
     on_stack: int
     jokers: int
@@ -100,14 +108,14 @@ class State:
     pending_t: int | None
     pending: tuple[int, ...]
     won_t: int | None
-    deferred: tuple[Ruling, Ruling | None] | None
+    deferred: Deferred | None
 
     def copy(self) -> State:  # replaced below by a generated flat copy
         raise NotImplementedError
 
     def clear_stack(self) -> None:
         self.stack = None
-        self.under = ()
+        self.under = None
         self.size = self.on_stack = self.jokers = 0
         self.top = self.second = self.third = self.bottom = self.second_bottom = NO_CARD
         self.top_card = None
@@ -133,7 +141,12 @@ class State:
         while node is not None:
             top_down.append(node[0])
             node = node[1]  # type: ignore[assignment]
-        return [*reversed(self.under), *reversed(top_down)]
+        bottom_up: list[Card] = []
+        node = self.under
+        while node is not None:
+            bottom_up.append(node[0])
+            node = node[1]  # type: ignore[assignment]
+        return [*bottom_up, *reversed(top_down)]
 
     def cards_in_play(self) -> int:
         """Cards in the seats' piles plus the stack: always `total`."""

@@ -561,3 +561,10 @@ def test_presses_at_the_instant_a_lay_wins_the_game_are_ignored():
     # and the press (same instant) falls after game_won.
     rulings = judge(lay(1000, "5H"), snap(2000, 0), lay(2000, "6H"), hand_sizes=[1, 1], players=2)
     assert [r["event"] for r in rulings] == ["laid", "laid", "stack_won", "game_won"]
+
+
+def test_the_winner_pressing_again_does_not_end_the_race_for_the_margin():
+    rulings = judge(lay(1000, "9H"), lay(2000, "9S"), snap(2300, 1), snap(2350, 1), snap(2400, 2))
+    assert won(rulings)[0]["margin_us"] == 100_000
+    assert [(r["seat"], r["late_us"]) for r in of(rulings, "snap_ignored")] == [(1, 50_000), (2, 100_000)]
+    assert [r["t"] for r in rulings] == sorted(r["t"] for r in rulings)
