@@ -7,6 +7,7 @@ import io
 import json
 import subprocess
 import sys
+import threading
 import types
 from pathlib import Path
 from typing import Any
@@ -344,3 +345,39 @@ def test_errors_show_values_as_the_script_wrote_them(tmp_path, capsys):
     path.write_text('{"game": {"players": ["Ann", "Bob"]}}\n{"t": 1000000, "wait": false}\n')
     assert main(["adjudicate", str(path)]) == 2
     assert capsys.readouterr().err == f'{path}:2: "wait" must be true, not false\n'
+
+
+def test_adjudicate_on_a_pipe_prints_each_ruling_as_soon_as_it_is_final():
+    referee = Path(sys.executable).parent / "referee"
+    proc = subprocess.Popen(
+        [referee, "adjudicate", "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    watchdog = threading.Timer(60, proc.kill)  # a hang fails the test instead of the whole run
+    watchdog.start()
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+
+        def send(*lines: str) -> None:
+            proc.stdin.write("".join(line + "\n" for line in lines).encode())
+            proc.stdin.flush()
+
+        def ruling() -> dict[str, Any]:
+            return json.loads(proc.stdout.readline())
+
+        send('{"game": {"players": ["Ann", "Bob"]}}', '{"t": 1000000, "lay": "7H"}')
+        # The input is still open, yet the lay's ruling is final and must arrive now.
+        first = ruling()
+        assert (first["event"], first["card"]) == ("laid", "7H")
+        send('{"t": 2000000, "lay": "7S"}', '{"t": 2200000, "snap": 0}', '{"t": 2300000, "snap": 1}')
+        assert ruling()["card"] == "7S"
+        # Presses at 2.3 s are final once time moves on; then the win knows its margin.
+        send('{"t": 2400000, "wait": true}')
+        won = ruling()
+        assert (won["event"], won["seat"], won["margin_us"]) == ("stack_won", 0, 100_000)
+        assert ruling()["reason"] == "late"
+        proc.stdin.close()
+        assert proc.wait() == 0
+    finally:
+        watchdog.cancel()
+        proc.kill()
+        proc.wait()
