@@ -161,17 +161,23 @@ class Celtic:
         out.append(Laid(t, seat, card, call, count_out, s.turn, not in_turn))
         out.extend(after)
 
-    def push(self, s: State, card: Any, call: int) -> None:
-        """Put `card` on top, keeping snap validity current in O(1)."""
+    def meet(self, s: State, card: Any, adjacent: int, one_apart: int) -> int:
+        """Count `card` onto the stack and note the pair or sandwich it makes with the
+        ranks beside it (`adjacent`) and one further (`one_apart`). Returns its rank."""
         rank = card.rank
         if rank:
-            if rank == s.top:
+            if rank == adjacent:
                 s.pair_seen = True
-            if rank == s.second:
+            if rank == one_apart:
                 s.sandwich_seen = True
             s.on_stack |= 1 << card.index
         else:
             s.jokers += 1
+        return rank
+
+    def push(self, s: State, card: Any, call: int) -> None:
+        """Put `card` on top, keeping snap validity current in O(1)."""
+        rank = self.meet(s, card, s.top, s.second)
         if s.size == 0:
             s.bottom = rank
         elif s.size == 1:
@@ -183,15 +189,7 @@ class Celtic:
 
     def push_under(self, s: State, card: Any) -> None:
         """Slide `card` under a non-empty stack (option out_of_turn_card: under)."""
-        rank = card.rank
-        if rank:
-            if rank == s.bottom:
-                s.pair_seen = True
-            if rank == s.second_bottom:
-                s.sandwich_seen = True
-            s.on_stack |= 1 << card.index
-        else:
-            s.jokers += 1
+        rank = self.meet(s, card, s.bottom, s.second_bottom)
         if s.size == 1:
             s.second = rank
         elif s.size == 2:
