@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from .cards import Card, deck
+from .cards import Card, deal_sizes, deck
 from .engine import MAX_PLAYERS, MIN_PLAYERS, finish, step
 from .events import Event, Lay, Snap, Wait
 from .rulings import GameWon, Laid, Ruling, StackWon
@@ -25,6 +25,7 @@ from .table import State
 NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal")
 REACTION_MS = (150.0, 400.0)  # the fastest and slowest press a person makes
 START_US = 1_000_000
+REPRESS_US = 120_000  # no finger presses a button twice faster than this
 
 # Kinds of scheduled action, in the order they are taken at one instant.
 _LAY, _EAGER_LAY, _SNAP, _WAIT = range(4)
@@ -78,6 +79,7 @@ class VirtualTable:
     players: int = 3
     seed: int = 1
     cap: int = 20_000  # lays before the game is declared stopped
+    cards: int = 52  # fewer: a short game with part of the deck (a script's hand_sizes)
     bots: list[Bot] = field(init=False)
     spec: GameSpec = field(init=False)
     reactions: list[list[int]] = field(init=False)  # per seat, us from a valid stack to the press
@@ -87,14 +89,20 @@ class VirtualTable:
     def __post_init__(self) -> None:
         self._rng = random.Random(self.seed)
         self.bots = make_bots(self.players, self._rng)
-        self.spec = GameSpec(tuple(bot.name for bot in self.bots))
+        if not 2 <= self.cards <= 52:
+            raise ValueError(f"a virtual table deals 2 to 52 cards, not {self.cards}")
+        names = tuple(bot.name for bot in self.bots)
+        short = None if self.cards == 52 else tuple(deal_sizes(self.cards, self.players))
+        self.spec = GameSpec(names, hand_sizes=short)
         self.reactions = [[] for _ in self.bots]
+        self._presses: list[list[int]] = [[] for _ in self.bots]
 
     def play(self) -> Iterator[Play]:
         """Every event of the game, in time order, with its rulings."""
         rng, n = self._rng, self.players
         cards: list[Card] = deck(52)
         rng.shuffle(cards)
+        del cards[self.cards :]
         piles: list[deque[Card]] = [deque(cards[seat::n]) for seat in range(n)]
         stack: list[Card] = []
         state = self.spec.new_game()
@@ -183,6 +191,15 @@ class VirtualTable:
         if rulings:
             yield Play(None, rulings, state)
 
+    def _free_hand(self, seat: int, t: int) -> bool:
+        """Whether the seat's hand can press at `t`: a finger needs REPRESS_US between presses."""
+        recent = self._presses[seat]
+        if any(abs(t - other) < REPRESS_US for other in recent):
+            return False
+        recent.append(t)
+        del recent[:-4]
+        return True
+
     def _react(self, state: State, t: int, schedule: object) -> None:
         """Each bot looks at the stack just laid on and perhaps presses, perhaps lays."""
         rng = self._rng
@@ -192,10 +209,13 @@ class VirtualTable:
                 continue  # most of the time they remember they are penalised
             if valid and rng.random() < bot.notice:
                 reaction = bot.reaction_us(rng)
-                self.reactions[seat].append(reaction)
-                schedule(t + reaction, _SNAP, seat)  # type: ignore[operator]
+                if self._free_hand(seat, t + reaction):
+                    self.reactions[seat].append(reaction)
+                    schedule(t + reaction, _SNAP, seat)  # type: ignore[operator]
             elif not valid and rng.random() < bot.blunder:
-                schedule(t + bot.reaction_us(rng), _SNAP, seat)  # type: ignore[operator]
+                press = t + bot.reaction_us(rng)
+                if self._free_hand(seat, press):
+                    schedule(press, _SNAP, seat)  # type: ignore[operator]
         for seat, bot in enumerate(self.bots):
             if seat != state.turn and state.hands[seat] and rng.random() < bot.eager:
                 schedule(t + round(rng.uniform(80, 250) * 1000), _EAGER_LAY, seat)  # type: ignore[operator]

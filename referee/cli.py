@@ -42,8 +42,14 @@ def cmd_adjudicate(args: argparse.Namespace, out: TextIO) -> int:
     stream, name, live = _open_input(args.file)
     dumps = json.dumps
     write = out.write
+    if args.pipeline:
+        from .pipeline import adjudicate_pipeline
+
+        rulings = adjudicate_pipeline(stream, name, seed=args.seed)
+    else:
+        rulings = adjudicate(stream, name)
     try:
-        for ruling in adjudicate(stream, name):
+        for ruling in rulings:
             write(dumps(ruling.to_json()) + "\n")
             # On a pipe or terminal a ruling must show as soon as it is final; a
             # regular file is read at full speed and written in large blocks.
@@ -77,6 +83,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Read a table script and print one ruling per line (JSONL).",
     )
     p.add_argument("file", metavar="FILE|-", help="the table script, or - for standard input")
+    p.add_argument(
+        "--pipeline",
+        action="store_true",
+        help="replay the script through the live table loop on simulated buttons and camera "
+        "(presses bounce and arrive late and out of order); the rulings must not change",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seeds the simulated delays of --pipeline")
     p.set_defaults(run=cmd_adjudicate)
 
     p = sub.add_parser(

@@ -104,6 +104,22 @@ class Celtic:
         if hold is not None and t >= hold.until:
             self.take_stack(s, hold.owner, hold.by, (), hold.until, out)
 
+    def deadline(self, s: State) -> int | None:
+        """The earliest time at which the passing of time alone would change a ruling.
+
+        Presses at `pending_t` are settled once time passes it; a snap win waiting
+        for its margin is announced when the race window ends; a hold ends with its
+        claim window. A live table feeds a `Wait` once its clock passes this.
+        """
+        times = []
+        if s.pending_t is not None:
+            times.append(s.pending_t + 1)
+        if s.deferred is not None:
+            times.append(s.won_t + self._race)  # type: ignore[operator]
+        if s.hold is not None:
+            times.append(s.hold.until)
+        return min(times, default=None)
+
     # Lays -------------------------------------------------------------------------
 
     def lay(self, s: State, event: Lay, out: list[Ruling]) -> None:
@@ -243,7 +259,7 @@ class Celtic:
 
     def resolve_presses(self, s: State, out: list[Ruling]) -> None:
         """Judge every press made at one instant, after every lay of that instant."""
-        t, seats = s.pending_t, s.pending
+        t, seats = s.pending_t, sorted(s.pending)  # one instant: seat order, not arrival order
         s.pending_t, s.pending = None, ()
         assert t is not None
         if s.winner is not None:  # game already won: a press only gives the winning snap its margin

@@ -166,14 +166,15 @@ def _check_seat(seat: Any, seats: int) -> None:
 _USER_ERRORS = (_LineError, IllegalEvent, SetupError, CardError, OptionError, UnknownPreset)
 
 
-def adjudicate(lines: Iterable[bytes | str], source: str = "-") -> Iterator[Ruling]:
-    """Rulings for a table script, each yielded as soon as it is final.
+def read_script(lines: Iterable[bytes | str], source: str = "-") -> Iterator[tuple[int, State | Event]]:
+    """The script's items with their line numbers: first the table after the deal, then events.
 
-    Raises ScriptError (`source:LINE: what`) at the first bad line; every ruling
-    yielded before it stands.
+    Checks everything a line can show on its own, and that time never goes back;
+    what only the game can tell (a card already on the stack) is the engine's.
     """
     state: State | None = None
     lineno = 0
+    last_t = 0
     loads = json.loads
     for lineno, raw in enumerate(lines, 1):
         try:
@@ -191,13 +192,33 @@ def adjudicate(lines: Iterable[bytes | str], source: str = "-") -> Iterator[Ruli
                 raise _LineError(f"not JSON: {e}") from None
             if state is None:
                 state = parse_game(obj).new_game()
+                yield lineno, state
                 continue
-            state, rulings = step(state, parse_event(obj, state.seats))
+            event = parse_event(obj, state.seats)
+            if event.t < last_t:
+                raise _LineError(f"time goes backwards: t={event.t} after t={last_t}")
+            last_t = event.t
         except _USER_ERRORS as e:
             raise ScriptError(f"{source}:{lineno}: {e}") from None
-        yield from rulings
+        yield lineno, event
     if state is None:
         raise ScriptError(
             f'{source}:{max(lineno, 1)}: empty input: expected a game line {{"game": {{"players": [...]}}}}'
         )
-    yield from finish(state)[1]
+
+
+def adjudicate(lines: Iterable[bytes | str], source: str = "-") -> Iterator[Ruling]:
+    """Rulings for a table script, each yielded as soon as it is final.
+
+    Raises ScriptError (`source:LINE: what`) at the first bad line; every ruling
+    yielded before it stands.
+    """
+    items = read_script(lines, source)
+    state = next(items)[1]
+    for lineno, event in items:
+        try:
+            state, rulings = step(state, event)  # type: ignore[arg-type]
+        except IllegalEvent as e:
+            raise ScriptError(f"{source}:{lineno}: {e}") from None
+        yield from rulings
+    yield from finish(state)[1]  # type: ignore[arg-type]

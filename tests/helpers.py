@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from referee.script import adjudicate
+from referee.pipeline import adjudicate_pipeline
+from referee.script import ScriptError, adjudicate
 
 PLAYERS = ["Ann", "Bob", "Cy"]
 
@@ -32,11 +34,28 @@ def game(players: list[str] | int = 3, **extra: Any) -> dict[str, Any]:
 
 
 def judge(*events: dict[str, Any], players: list[str] | int = 3, **extra: Any) -> list[dict[str, Any]]:
-    """The rulings for a game line built from `extra` followed by `events`, as JSON dicts."""
-    import json
+    """The rulings for a game line built from `extra` followed by `events`, as JSON dicts.
 
+    Every script is also replayed through the live table loop on simulated buttons and
+    camera (`referee adjudicate --pipeline`), which must rule exactly the same, errors included.
+    """
     lines = [json.dumps(game(players, **extra))] + [json.dumps(e) for e in events]
-    return [r.to_json() for r in adjudicate(lines, "test")]
+    direct, error = run_both(adjudicate, lines)
+    piped, piped_error = run_both(adjudicate_pipeline, lines)
+    assert (piped, str(piped_error)) == (direct, str(error)), "the live loop ruled differently"
+    if error is not None:
+        raise error
+    return [r.to_json() for r in direct]
+
+
+def run_both(adjudicator: Any, lines: list[str]) -> tuple[list[Any], ScriptError | None]:
+    out: list[Any] = []
+    try:
+        for ruling in adjudicator(lines, "test"):
+            out.append(ruling)
+    except ScriptError as e:
+        return out, e
+    return out, None
 
 
 def of(rulings: list[dict[str, Any]], event: str) -> list[dict[str, Any]]:

@@ -1,0 +1,183 @@
+"""The table loop: lays and snaps merged in event time, fed to the engine in order.
+
+Each source declares its worst latency: how long after an event's own time it can
+still be delivered (the camera about 150 ms, buttons a few ms). Events wait in a
+reorder buffer until the watermark (the clock minus the largest latency of the
+sources still open) passes them; then the engine gets them in timestamp order.
+So a press is judged against the stack as it was at the instant of the press,
+even when the camera reports the card that made the pair 80 ms later.
+
+Threads only enqueue (`put_lay`, `put_edge`); everything else runs in the loop's
+own thread: `pump(now)` in a simulation, `run()` live, which sleeps on the inbox
+until the next thing is due and never busy-waits.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import queue
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from hardware.buttons import ButtonTrouble, Debouncer, Edge, Press
+from hardware.clock import Clock
+
+from .engine import IllegalEvent, finish, step
+from .events import Event, Lay, Snap, Wait
+from .rulings import Ruling
+from .table import State
+
+RulingSink = Callable[[Ruling], Any]
+TroubleSink = Callable[[ButtonTrouble], Any]
+FAR_FUTURE = 1 << 62
+
+
+class EventError(ValueError):
+    """An event the engine refused; `tag` is what the source attached to it (a script line)."""
+
+    def __init__(self, message: str, tag: Any) -> None:
+        super().__init__(message)
+        self.tag = tag
+
+
+class TableLoop:
+    """Merges the sources in event time and judges them."""
+
+    def __init__(
+        self,
+        state: State,
+        latencies_us: dict[str, int],
+        rulings: Iterable[RulingSink] = (),
+        troubles: Iterable[TroubleSink] = (),
+        debouncer: Debouncer | None = None,
+        timer_waits: bool = True,
+    ) -> None:
+        self.state = state
+        self.latencies = dict(latencies_us)  # open sources only
+        self.ruling_sinks = list(rulings)
+        self.trouble_sinks = list(troubles)
+        self.debouncer = debouncer or Debouncer(state.seats)
+        self.timer_waits = timer_waits  # live: feed a Wait when a timer is due; replay: never
+        self.inbox: queue.SimpleQueue[tuple[str, Any, Any]] = queue.SimpleQueue()
+        self._buffer: list[tuple[int, int, Event, Any]] = []  # (t, arrival, event, tag)
+        self._arrival = itertools.count()
+        self._finished = False
+
+    # Producers (any thread) ------------------------------------------------------
+
+    def put_lay(self, event: Lay | Wait, tag: Any = None, source: str = "camera") -> None:
+        """A card seen on the pile (or time observed passing), from the vision stage."""
+        self.inbox.put((source, event, tag))
+
+    def put_edge(self, edge: Edge) -> None:
+        """A button edge, straight from the pin callback."""
+        self.inbox.put(("buttons", edge, None))
+
+    def close_source(self, source: str) -> None:
+        """`source` will send nothing more: the watermark no longer waits for it."""
+        self.inbox.put((source, None, "closed"))
+
+    # The loop (one thread) -------------------------------------------------------
+
+    def watermark(self, now: int) -> int:
+        """Every event stamped before this has arrived."""
+        if not self.latencies:
+            return FAR_FUTURE
+        return now - max(self.latencies.values())
+
+    def pump(self, now: int) -> None:
+        """Take in whatever has arrived and judge everything the watermark has passed."""
+        while True:
+            try:
+                source, item, tag = self.inbox.get_nowait()
+            except queue.Empty:
+                break
+            self._take(source, item, tag)
+        for trouble in self.debouncer.check(now):
+            self._trouble(trouble)
+        self._release(self.watermark(now))
+
+    def _take(self, source: str, item: Any, tag: Any) -> None:
+        if tag == "closed" and item is None:
+            self.latencies.pop(source, None)
+        elif type(item) is Edge:
+            for result in self.debouncer.feed(item):
+                if type(result) is Press:
+                    self._buffer_event(Snap(result.t, result.seat), None)
+                else:
+                    self._trouble(result)  # type: ignore[arg-type]
+        else:
+            self._buffer_event(item, tag)
+
+    def _buffer_event(self, event: Event, tag: Any) -> None:
+        heapq.heappush(self._buffer, (event.t, next(self._arrival), event, tag))
+
+    def _release(self, watermark: int) -> None:
+        buffer = self._buffer
+        while buffer and buffer[0][0] < watermark:
+            _, _, event, tag = heapq.heappop(buffer)
+            self._judge(event, tag)
+        if self.timer_waits and not self._finished:
+            # Nothing earlier than the watermark can still arrive: let timers run to it.
+            due = self.state.rules.deadline(self.state)
+            wait_t = min(watermark - 1, buffer[0][0] - 1 if buffer else FAR_FUTURE)
+            if due is not None and due <= wait_t and wait_t >= self.state.now:
+                self._judge(Wait(wait_t), None)
+
+    def _judge(self, event: Event, tag: Any) -> None:
+        try:
+            self.state, rulings = step(self.state, event)
+        except IllegalEvent as e:
+            raise EventError(str(e), tag) from None
+        self._emit(rulings)
+
+    def _emit(self, rulings: list[Ruling]) -> None:
+        for ruling in rulings:
+            for sink in self.ruling_sinks:
+                sink(ruling)
+
+    def _trouble(self, trouble: ButtonTrouble) -> None:
+        for sink in self.trouble_sinks:
+            sink(trouble)
+
+    def drain(self) -> None:
+        """The sources have stopped: judge everything buffered, fire no timer."""
+        self._finished = True
+        for source in list(self.latencies):
+            self.close_source(source)
+        self.pump(FAR_FUTURE)
+
+    def finish(self) -> None:
+        """The sources have ended: judge what is buffered and settle the last presses."""
+        self.drain()
+        self.state, rulings = finish(self.state)
+        self._emit(rulings)
+
+    def next_wake(self, now: int) -> int | None:
+        """When `pump` next has something to do without new input."""
+        times = []
+        lag = max(self.latencies.values(), default=0)
+        if self._buffer:
+            times.append(self._buffer[0][0] + lag + 1)
+        due = self.state.rules.deadline(self.state)
+        if due is not None and self.timer_waits:
+            times.append(due + lag + 1)
+        check = self.debouncer.next_check()
+        if check is not None:
+            times.append(check)
+        return min(times, default=None)
+
+    def run(self, clock: Clock, stop: threading.Event) -> None:
+        """Live: judge as events arrive and timers fall due, until `stop` is set."""
+        while not stop.is_set():
+            now = clock.now_us()
+            wake = self.next_wake(now)
+            timeout = 0.5 if wake is None else min(max(wake - now, 0) / 1e6, 0.5)
+            try:
+                source, item, tag = self.inbox.get(timeout=timeout)
+                self._take(source, item, tag)
+            except queue.Empty:
+                pass
+            self.pump(clock.now_us())
