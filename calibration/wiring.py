@@ -1,0 +1,361 @@
+"""The table's wiring: which BCM pin each seat's button and LED, the buzzer and the status LED use.
+
+A TOML file (format and pictures: docs/wiring.md; the default: wiring.default.toml next
+to this module) is read with `tomllib` and checked in full before any pin is touched.
+Every mistake becomes a `WiringError` whose message is the one line the user sees:
+`FILE: KEY: what is wrong`, e.g. `wiring.toml: seat[2].button: pin 17 is already used
+by seat[0].button`. Seats are numbered from 0, in file order, as everywhere in the referee.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, time
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+from referee.engine import MAX_PLAYERS, MIN_PLAYERS
+
+DEFAULT_PATH = Path(__file__).with_name("wiring.default.toml")
+
+GPIO_PINS = range(2, 28)  # BCM GPIOs on the 40-pin header (0 and 1 are the HAT EEPROM's)
+EEPROM_PINS = {0: "ID_SD", 1: "ID_SC"}
+HARDWARE_PWM_PINS = (12, 13, 18, 19)
+# Allowed (these buses are off unless enabled), but the 4-seat default leaves them free.
+BUS_PINS = {
+    2: "I2C SDA",
+    3: "I2C SCL",
+    7: "SPI CE1",
+    8: "SPI CE0",
+    9: "SPI MISO",
+    10: "SPI MOSI",
+    11: "SPI SCLK",
+    14: "UART TX",
+    15: "UART RX",
+}
+# BCM number -> physical pin on the 40-pin header.
+PHYSICAL_PIN = {
+    2: 3, 3: 5, 4: 7, 14: 8, 15: 10, 17: 11, 18: 12, 27: 13, 22: 15, 23: 16, 24: 18, 10: 19, 9: 21,
+    25: 22, 11: 23, 8: 24, 7: 26, 0: 27, 1: 28, 5: 29, 6: 31, 12: 32, 13: 33, 19: 35, 16: 36, 26: 37,
+    20: 38, 21: 40,
+}  # fmt: skip
+GROUND_PINS = (6, 9, 14, 20, 25, 30, 34, 39)
+BUZZER_KINDS = ("tonal", "active")
+
+_SEAT_KEYS = ("name", "button", "led")
+_BUZZER_KEYS = ("pin", "kind")
+_STATUS_KEYS = ("red", "green", "blue")
+_TOP_KEYS = ("seat", "buzzer", "status")
+
+
+class WiringError(ValueError):
+    """A wiring file that cannot be used; str() is the one-line message."""
+
+
+@dataclass(frozen=True)
+class SeatWiring:
+    name: str
+    button: int  # BCM pin: arcade button to ground (internal pull-up)
+    led: int  # BCM pin: seat LED through a resistor to ground
+
+
+@dataclass(frozen=True)
+class BuzzerWiring:
+    pin: int
+    kind: str  # "tonal" (passive piezo, PWM tones) or "active" (beeps on its own)
+
+
+@dataclass(frozen=True)
+class StatusWiring:
+    """A common-cathode RGB LED: one pin per colour."""
+
+    red: int
+    green: int
+    blue: int
+
+
+@dataclass(frozen=True)
+class Wiring:
+    seats: tuple[SeatWiring, ...]  # clockwise from the seat dealt the first card
+    buzzer: BuzzerWiring | None = None
+    status: StatusWiring | None = None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.seats)
+
+    @property
+    def buttons(self) -> tuple[int, ...]:
+        return tuple(s.button for s in self.seats)
+
+    @property
+    def leds(self) -> tuple[int, ...]:
+        return tuple(s.led for s in self.seats)
+
+    def pins(self) -> dict[int, str]:
+        """Every pin used, in file order, with the key that uses it (`seat[0].button`)."""
+        return {pin: key for key, pin in _uses(self)}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The wiring as its TOML file decodes: parse_wiring(w.to_dict(), ...) == w."""
+        out: dict[str, Any] = {
+            "seat": [{"name": s.name, "button": s.button, "led": s.led} for s in self.seats]
+        }
+        if self.buzzer is not None:
+            out["buzzer"] = {"pin": self.buzzer.pin, "kind": self.buzzer.kind}
+        if self.status is not None:
+            out["status"] = {"red": self.status.red, "green": self.status.green, "blue": self.status.blue}
+        return out
+
+
+def _uses(w: Wiring) -> list[tuple[str, int]]:
+    uses = []
+    for i, seat in enumerate(w.seats):
+        uses += [(f"seat[{i}].button", seat.button), (f"seat[{i}].led", seat.led)]
+    if w.buzzer is not None:
+        uses.append(("buzzer.pin", w.buzzer.pin))
+    if w.status is not None:
+        uses += [(f"status.{c}", getattr(w.status, c)) for c in _STATUS_KEYS]
+    return uses
+
+
+# The default plan, for up to 8 seats. Buttons take BCM 4-6 (pulled up at power-on, as a
+# button wants) and LEDs take pins pulled down at power-on, so that they stay dark until the
+# referee runs. Seats 0-3, the buzzer and the status LED stay off the I2C/SPI/UART pins and
+# leave BCM 13 and 19 (the second hardware PWM channel) free; seats 4-7 need every other pin,
+# so their LEDs go on SPI pins (an LED at worst flickers if SPI is switched on; a button
+# could short a pin the bus drives).
+_PLAN = (
+    SeatWiring("Ann", button=4, led=17),  # header pins 7, 11 (GND 9 between)
+    SeatWiring("Bob", button=27, led=22),  # 13, 15
+    SeatWiring("Cy", button=23, led=24),  # 16, 18
+    SeatWiring("Dee", button=6, led=12),  # 31, 32 (12 shares PWM0 with the buzzer on Pi 4 and earlier)
+    SeatWiring("Eve", button=25, led=11),  # 22, 23 (SPI SCLK)
+    SeatWiring("Fay", button=5, led=9),  # 29, 21 (SPI MISO)
+    SeatWiring("Gus", button=13, led=10),  # 33, 19 (SPI MOSI)
+    SeatWiring("Hal", button=19, led=26),  # 35, 37
+)
+_DEFAULT_BUZZER = BuzzerWiring(pin=18, kind="tonal")  # header pin 12, hardware PWM0
+_DEFAULT_STATUS = StatusWiring(red=16, green=20, blue=21)  # header pins 36, 38, 40
+
+
+def default_wiring(players: int = 4) -> Wiring:
+    """The first `players` seats of the 8-seat plan, with the buzzer and the status LED.
+
+    The same as calibration/wiring.default.toml with its commented seats uncommented in order.
+    """
+    if isinstance(players, bool) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise ValueError(f"the default wiring seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players!r}")
+    return Wiring(_PLAN[:players], _DEFAULT_BUZZER, _DEFAULT_STATUS)
+
+
+DEFAULT_WIRING = default_wiring(4)
+
+
+# Reading and checking -----------------------------------------------------------------------
+
+
+class _Bad(Exception):
+    """A problem at `key` (a path like `seat[1].led`; "" for the file as a whole)."""
+
+    def __init__(self, key: str, what: str) -> None:
+        super().__init__(key, what)
+        self.key = key
+        self.what = what
+
+
+def load_wiring(path: str | PathLike[str]) -> Wiring:
+    """Read and check a wiring file; WiringError (one line naming the file) on any problem."""
+    source = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as e:
+        raise WiringError(f"{source}: cannot read: {e.strerror or e}") from None
+    raw = raw.removeprefix(codecs.BOM_UTF8)  # as some Windows editors write: harmless
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        raise WiringError(f"{source}:{line}: not valid TOML: not UTF-8 text") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise WiringError(_toml_message(source, str(e))) from None
+    return parse_wiring(data, source)
+
+
+def _toml_message(source: str, message: str) -> str:
+    # tomllib ends its messages with "(at line L, column C)"; the line goes where editors look.
+    m = re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", message, re.DOTALL)
+    if m is None:
+        return f"{source}: not valid TOML: {message}"
+    return f"{source}:{m[2]}: not valid TOML: {m[1]} (at column {m[3]})"
+
+
+def parse_wiring(data: Mapping[str, Any], source: str) -> Wiring:
+    """Check a decoded wiring file in full (pure); WiringError names `source` and the key."""
+    try:
+        return _parse(data)
+    except _Bad as bad:
+        where = f"{source}: {bad.key}" if bad.key else source
+        raise WiringError(f"{where}: {bad.what}") from None
+
+
+def _parse(data: Mapping[str, Any]) -> Wiring:
+    _table(data, "", "a table")
+    _known(data, "", _TOP_KEYS)
+    if "seat" not in data:
+        raise _Bad("seat", f"missing (one [[seat]] per player, {MIN_PLAYERS} to {MAX_PLAYERS})")
+    tables = data["seat"]
+    if not isinstance(tables, list | tuple):
+        raise _Bad("seat", f"must be an array of tables, one [[seat]] per player, not {_show(tables)}")
+    n = len(tables)
+    if n < MIN_PLAYERS:
+        raise _Bad("seat", f"{n} seat{'' if n == 1 else 's'}, at least {MIN_PLAYERS}")
+    if n > MAX_PLAYERS:
+        raise _Bad("seat", f"{n} seats, at most {MAX_PLAYERS}")
+    seats = tuple(_seat(t, f"seat[{i}]") for i, t in enumerate(tables))
+    buzzer = _buzzer(data["buzzer"]) if "buzzer" in data else None
+    status = _status(data["status"]) if "status" in data else None
+    wiring = Wiring(seats, buzzer, status)
+
+    # Names are told apart as a player hears them announced: "Ann" and "ann " are one name.
+    named: dict[str, int] = {}
+    for i, seat in enumerate(seats):
+        said = seat.name.strip().casefold()
+        if said in named:
+            raise _Bad(f"seat[{i}].name", f"{_show(seat.name)} is already the name of seat[{named[said]}]")
+        named[said] = i
+    used: dict[int, str] = {}
+    for key, pin in _uses(wiring):
+        if pin in used:
+            raise _Bad(key, f"pin {pin} is already used by {used[pin]}")
+        used[pin] = key
+    return wiring
+
+
+def _seat(table: Any, key: str) -> SeatWiring:
+    _table(table, key, "a table")
+    _known(table, key, _SEAT_KEYS)
+    _required(table, key, _SEAT_KEYS, "a seat needs name, button and led")
+    name = table["name"]
+    if not isinstance(name, str) or not name.strip():
+        raise _Bad(f"{key}.name", f"must be the player's name (a non-empty string), not {_show(name)}")
+    return SeatWiring(name, _pin(table["button"], f"{key}.button"), _pin(table["led"], f"{key}.led"))
+
+
+def _buzzer(table: Any) -> BuzzerWiring:
+    _table(table, "buzzer", "a table ([buzzer])")
+    _known(table, "buzzer", _BUZZER_KEYS)
+    _required(table, "buzzer", _BUZZER_KEYS, "the buzzer needs pin and kind")
+    pin = _pin(table["pin"], "buzzer.pin")
+    kind = table["kind"]
+    if not isinstance(kind, str) or kind not in BUZZER_KINDS:
+        raise _Bad("buzzer.kind", f'must be "tonal" or "active", not {_show(kind)}')
+    if kind == "tonal" and pin not in HARDWARE_PWM_PINS:
+        # Software PWM on any other pin gives wobbly tones.
+        raise _Bad("buzzer.pin", f"a tonal buzzer needs a hardware PWM pin (BCM 12, 13, 18 or 19), not {pin}")
+    return BuzzerWiring(pin, kind)
+
+
+def _status(table: Any) -> StatusWiring:
+    _table(table, "status", "a table ([status])")
+    _known(table, "status", _STATUS_KEYS)
+    _required(table, "status", _STATUS_KEYS, "the status LED needs red, green and blue")
+    red, green, blue = (_pin(table[c], f"status.{c}") for c in _STATUS_KEYS)
+    return StatusWiring(red, green, blue)
+
+
+def _pin(value: Any, key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _Bad(key, f"a pin is a BCM number (an integer), not {_show(value)}")
+    if value in EEPROM_PINS:
+        raise _Bad(key, f"pin {value} is reserved for the HAT ID EEPROM ({EEPROM_PINS[value]}): use BCM 2-27")
+    if value not in GPIO_PINS:
+        hint = " (pins are BCM numbers, not header pin numbers)" if 28 <= value <= 40 else ""
+        raise _Bad(key, f"pin {value} is not a GPIO: BCM 2-27{hint}")
+    return value
+
+
+def _table(value: Any, key: str, want: str) -> None:
+    if not isinstance(value, Mapping):
+        raise _Bad(key, f"must be {want}, not {_show(value)}")
+
+
+def _known(table: Mapping[str, Any], key: str, known: tuple[str, ...]) -> None:
+    unknown = [k for k in table if k not in known]
+    if not unknown:
+        return
+    known_text = ", ".join(known)
+    if len(unknown) == 1:
+        raise _Bad(_join(key, unknown[0]), f"unknown key (known: {known_text})")
+    names = ", ".join(_key_text(k) for k in unknown)
+    raise _Bad(key, f"unknown keys {names} (known: {known_text})")
+
+
+def _required(table: Mapping[str, Any], key: str, required: tuple[str, ...], hint: str) -> None:
+    for k in required:
+        if k not in table:
+            raise _Bad(_join(key, k), f"missing ({hint})")
+
+
+def _join(key: str, child: str) -> str:
+    return f"{key}.{_key_text(child)}" if key else _key_text(child)
+
+
+def _key_text(key: str) -> str:
+    """A key as TOML would write it: bare if it can be, quoted if not."""
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key, ensure_ascii=False)
+
+
+def _show(value: Any) -> str:
+    """A value as the TOML file wrote it, for error messages."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, Mapping):
+        return "a table"
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, date | time):
+        return value.isoformat()
+    return repr(value)
+
+
+# Describing -------------------------------------------------------------------------------
+
+
+def _where(pin: int) -> tuple[str, str, str]:
+    bus = BUS_PINS.get(pin)
+    return (
+        f"BCM {pin}",
+        f"header pin {PHYSICAL_PIN[pin]}",
+        f"also {bus}: keep {bus.split()[0]} off" if bus else "",
+    )
+
+
+def describe_wiring(w: Wiring) -> str:
+    """A small text table of what goes where (BCM number and header pin), for `referee hw-test`."""
+    rows: list[tuple[str, str, str, str]] = []
+    for i, seat in enumerate(w.seats):
+        rows.append((f"seat {i} {seat.name}: button", *_where(seat.button)))
+        rows.append((f"seat {i} {seat.name}: LED", *_where(seat.led)))
+    if w.buzzer is not None:
+        rows.append((f"buzzer ({w.buzzer.kind})", *_where(w.buzzer.pin)))
+    if w.status is not None:
+        for colour in _STATUS_KEYS:
+            rows.append((f"status LED {colour}", *_where(getattr(w.status, colour))))
+    widths = [max(len(r[c]) for r in rows) for c in range(3)]
+    lines = [
+        f"{part:<{widths[0]}}  {bcm:<{widths[1]}}  {pin:<{widths[2]}}  {note}".rstrip()
+        for part, bcm, pin, note in rows
+    ]
+    lines.append("ground: any GND, header pins " + ", ".join(map(str, GROUND_PINS)))
+    return "\n".join(lines)
