@@ -70,6 +70,12 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     return run_demo(args, out)
 
 
+def cmd_hw_test(args: argparse.Namespace, out: TextIO) -> int:
+    from .hwtest import run_hw_test
+
+    return run_hw_test(args, out)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="referee", description="A referee for Celtic Egyptian Ratscrew at a real card table."
@@ -125,6 +131,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="print only the table script (feed it to `referee adjudicate -`)",
     )
     p.set_defaults(run=cmd_demo)
+
+    p = sub.add_parser(
+        "hw-test",
+        help="light each LED, play each tone, then show live presses with their timestamps",
+        description="Check the table's wiring: LEDs one at a time, the buzzer's tones, then every "
+        "button press with its microsecond edge timestamp and the margin to the previous press.",
+    )
+    p.add_argument("--wiring", metavar="FILE", help="the wiring file (default: the built-in 4-seat plan)")
+    p.add_argument("--mock", action="store_true", help="run on mock pins with scripted presses (no Pi)")
+    p.add_argument("--seconds", type=float, help="stop watching presses after this long (default: Ctrl-C)")
+    p.set_defaults(run=cmd_hw_test)
     return parser
 
 

@@ -1,0 +1,212 @@
+"""`referee hw-test`: check the table's wiring with your own eyes, ears and fingers.
+
+Lights each LED in turn, plays each tone, then shows every press with its
+microsecond timestamp (the edge's own, from the kernel) and the margin to the
+previous press. `--mock` runs the same code on gpiozero's MockFactory with a
+scripted set of presses, so it can be tried (and tested) on any machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import queue
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, TextIO
+
+from gpiozero.exc import PinFactoryFallback
+
+from calibration.wiring import Wiring, WiringError, describe_wiring, load_wiring
+from hardware.buttons import ButtonTrouble, Debouncer, Edge, Press, SnapButtons
+from hardware.clock import Clock, MonotonicClock, VirtualClock
+from hardware.pins import VirtualFactory
+from hardware.signals import TableSignals
+
+LIGHT_US = 400_000
+TONES_HZ = (220, 440, 880, 1175, 1568, 2093)
+TONE_US = 250_000
+TROUBLE_WORDS = {
+    "stuck": "button stuck (held down too long): ignored until released",
+    "chattering": "button chattering: ignored until it falls quiet",
+    "recovered": "button back in order",
+}
+
+
+def default_wiring_path() -> str:
+    return str(resources.files("calibration") / "wiring.default.toml")
+
+
+def signals_for(wiring: Wiring, pin_factory: Any = None) -> TableSignals:
+    status = wiring.status
+    return TableSignals(
+        [seat.led for seat in wiring.seats],
+        (status.red, status.green, status.blue) if status is not None else None,
+        wiring.buzzer.pin if wiring.buzzer is not None else None,
+        tonal=wiring.buzzer is None or wiring.buzzer.kind == "tonal",
+        pin_factory=pin_factory,
+    )
+
+
+@dataclass
+class PressLog:
+    """Words for each press: its own time and its margin to the press before it."""
+
+    names: tuple[str, ...]
+    start_us: int
+    last: Press | None = None
+
+    def line(self, press: Press) -> str:
+        text = f"{self.names[press.seat]:<6} pressed at {(press.t - self.start_us) / 1e6:12.6f} s"
+        if self.last is not None:
+            margin = press.t - self.last.t
+            other = self.names[self.last.seat]
+            if margin >= 0:
+                text += f"   {margin / 1000:9.3f} ms after {other}"
+            else:  # its callback ran later, but the edge's own stamp says it came first
+                text += f"   {-margin / 1000:9.3f} ms BEFORE {other} (reported later)"
+        self.last = press
+        return text
+
+
+def mock_presses(seats: int, start_us: int) -> list[tuple[int, int, int, bool]]:
+    """A scripted session: (delivery us, seat, edge us, pressed). Seat 2 beats seat 1 by 3 us
+    although its callback runs later; a press bounces; the last seat's button sticks."""
+    t = start_us + 500_000
+    script = [
+        (t, 0, t, True),
+        (t + 900, 0, t + 900, False),  # bounce: no second press
+        (t + 1_400, 0, t + 1_400, True),
+        (t + 90_000, 0, t + 90_000, False),
+        (t + 400_040, 1, t + 400_003, True),  # seat 1's callback runs first...
+        (t + 400_050, 2 % seats, t + 400_000, True),  # ...seat 2 pressed 3 us earlier
+        (t + 480_000, 1, t + 480_000, False),
+        (t + 480_000, 2 % seats, t + 480_000, False),
+        (t + 900_000, seats - 1, t + 900_000, True),  # held down: stuck after 5 s
+        (t + 7_000_000, seats - 1, t + 7_000_000, False),
+    ]
+    return sorted(script)
+
+
+def run_hw_test(
+    args: argparse.Namespace, out: TextIO, clock: Clock | None = None, factory: Any = None
+) -> int:
+    from .cli import UserError
+
+    path = args.wiring or default_wiring_path()
+    try:
+        wiring = load_wiring(path)
+    except WiringError as e:
+        raise UserError(str(e)) from None
+
+    def say(text: str = "") -> None:
+        out.write(text + "\n")
+        out.flush()
+
+    if args.mock and factory is None:
+        clock = clock or VirtualClock(1_000_000)
+        factory = VirtualFactory(clock)
+    clock = clock or MonotonicClock()
+    say(f"Wiring from {path}:")
+    say(describe_wiring(wiring))
+    with warnings.catch_warnings(record=True) as fallbacks:
+        # gpiozero warns once per pin library it cannot load; one line below says it all.
+        warnings.simplefilter("always", PinFactoryFallback)
+        try:
+            signals = signals_for(wiring, factory)
+        except Exception as e:  # no GPIO here, or a pin is busy
+            why = f"{type(e).__name__}: {e}"
+            if fallbacks:
+                why += f" first, {fallbacks[0].message}"
+            raise UserError(
+                f"hw-test: cannot open the pins ({why}); on the Pi install python3-lgpio, "
+                "elsewhere use --mock"
+            ) from None
+    edges: queue.SimpleQueue[Edge] = queue.SimpleQueue()
+    buttons = None
+    try:
+        say("\n1. Lights, one at a time")
+        for i, seat in enumerate(wiring.seats):
+            say(f"   seat {i} {seat.name}: LED on BCM {seat.led}")
+            _flash(signals, ("seat", i), 1.0, 0.0, clock)
+        if wiring.status is not None:
+            for colour, rgb in (("red", (1, 0, 0)), ("green", (0, 1, 0)), ("blue", (0, 0, 1))):
+                say(f"   status LED {colour}")
+                _flash(signals, "status", rgb, (0, 0, 0), clock)
+        if wiring.buzzer is not None:
+            say(f"\n2. Tones on the {wiring.buzzer.kind} buzzer (BCM {wiring.buzzer.pin})")
+            for hz in TONES_HZ:
+                say(f"   {hz} Hz")
+                signals.apply("buzzer", hz)
+                clock.sleep_until(clock.now_us() + TONE_US)
+            signals.apply("buzzer", None)
+        buttons = SnapButtons([seat.button for seat in wiring.seats], edges.put, pin_factory=factory)
+        say("\n3. Presses (each edge's own timestamp; Ctrl-C to stop)" if not args.mock else "\n3. Presses")
+        log = PressLog(wiring.names, clock.now_us())
+        debouncer = Debouncer(len(wiring.seats))
+        report = _reporter(say, log, wiring.names)
+        if args.mock:
+            pins = [button.pin for button in buttons.buttons]
+            for delivery, seat, edge_t, pressed in mock_presses(len(wiring.seats), clock.now_us()):
+                clock.sleep_until(delivery)
+                for trouble in debouncer.check(delivery):
+                    report(trouble)
+                pins[seat].edge(not pressed, edge_t)  # pulled up: a press pulls the pin low
+                _drain(edges, debouncer, report)
+        else:
+            _watch(edges, debouncer, report, clock, args.seconds)
+    except KeyboardInterrupt:
+        say("stopped")
+    finally:
+        if buttons is not None:
+            buttons.close()
+        signals.close()
+    return 0
+
+
+def _flash(signals: TableSignals, target: Any, on: Any, off: Any, clock: Clock) -> None:
+    signals.apply(target, on)
+    clock.sleep_until(clock.now_us() + LIGHT_US)
+    signals.apply(target, off)
+
+
+def _reporter(say: Callable[[str], None], log: PressLog, names: tuple[str, ...]) -> Callable[[Any], None]:
+    def report(item: Press | ButtonTrouble) -> None:
+        if type(item) is Press:
+            say("   " + log.line(item))
+        else:
+            say(f"   {names[item.seat]:<6} {TROUBLE_WORDS[item.kind]}")  # type: ignore[union-attr]
+
+    return report
+
+
+def _drain(edges: queue.SimpleQueue[Edge], debouncer: Debouncer, report: Callable[[Any], None]) -> None:
+    while True:
+        try:
+            edge = edges.get_nowait()
+        except queue.Empty:
+            return
+        for item in debouncer.feed(edge):
+            report(item)
+
+
+def _watch(
+    edges: queue.SimpleQueue[Edge],
+    debouncer: Debouncer,
+    report: Callable[[Any], None],
+    clock: Clock,
+    seconds: float | None,
+) -> None:
+    """Live: report presses as they come, until Ctrl-C or `seconds` have passed."""
+    end = None if seconds is None else clock.now_us() + round(seconds * 1e6)
+    while end is None or clock.now_us() < end:
+        try:
+            edge = edges.get(timeout=0.2)  # wakes to check for stuck buttons; no busy wait
+        except queue.Empty:
+            pass
+        else:
+            for item in debouncer.feed(edge):
+                report(item)
+        for trouble in debouncer.check(clock.now_us()):
+            report(trouble)
