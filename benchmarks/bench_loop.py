@@ -25,8 +25,9 @@ from pathlib import Path
 
 from hardware.buttons import Edge
 from referee.bots import VirtualTable
+from referee.cards import parse_card
 from referee.engine import finish, step
-from referee.events import Event, Snap
+from referee.events import Event, Lay, Snap
 from referee.loop import FAR_FUTURE, TableLoop
 
 
@@ -73,7 +74,8 @@ def loop_pass(recorded: list[tuple[VirtualTable, list[Event]]]) -> tuple[float, 
 
 
 def press_to_signal(presses: int) -> list[float]:
-    """us from the button callback to the seat LED's pin change, through both live threads."""
+    """us from the button callback to the seat LED's change, through both live threads."""
+    from hardware.buttons import SnapButtons
     from hardware.clock import MonotonicClock
     from hardware.pins import VirtualFactory
     from hardware.signals import SignalPlayer, TableSignals
@@ -82,13 +84,25 @@ def press_to_signal(presses: int) -> list[float]:
     clock = MonotonicClock()
     factory = VirtualFactory(clock)
     seats = 4
-    signals = TableSignals(led_pins=[4, 24, 25, 16], pin_factory=factory)
+    signals = TableSignals([17, 22, 24, 12], pin_factory=factory)
+    changed = threading.Event()
+    watched: list[object] = [None]
+    stamp = [0]
+    apply = signals.apply
+
+    def timed_apply(target: object, value: object) -> None:
+        apply(target, value)  # type: ignore[arg-type]
+        if target == watched[0] and not changed.is_set():
+            stamp[0] = time.perf_counter_ns()
+            changed.set()
+
+    signals.apply = timed_apply  # type: ignore[method-assign]
     player = SignalPlayer(Announcer(seats), signals, clock)
     state = VirtualTable(players=seats, seed=1).spec.new_game()
-    loop = TableLoop(state, {"buttons": 0}, rulings=[player.announce], troubles=[])
-    from hardware.buttons import SnapButtons
-
-    buttons = SnapButtons([17, 27, 22, 23], loop.put_edge, pin_factory=factory)
+    # Declared latencies 0: what is measured is the referee's own work, not a chosen wait.
+    loop = TableLoop(state, {"buttons": 0, "camera": 0}, signals=[player.announce])
+    queen = parse_card("QS")
+    buttons = SnapButtons([4, 27, 23, 6], loop.put_edge, pin_factory=factory)
     stop = threading.Event()
     thread = threading.Thread(target=loop.run, args=(clock, stop), daemon=True)
     thread.start()
@@ -97,23 +111,22 @@ def press_to_signal(presses: int) -> list[float]:
     try:
         for i in range(presses):
             seat = i % seats
-            led = signals.seat_leds[seat].pin
-            changed = threading.Event()
-            before = len(led.states)
+            loop.put_lay(Lay(clock.now_us(), queen))  # a dark queen: the press wins, its LED flashes
+            watched[0] = ("seat", seat)
+            changed.clear()
             t0 = time.perf_counter_ns()
-            now = clock.now_us()
-            buttons.buttons[seat].pin.edge(False, now)
-            while len(led.states) == before:  # the LED pin's state list grows on a change
-                if changed.wait(0.00005):
-                    break
-            latencies.append((time.perf_counter_ns() - t0) / 1000)
+            buttons.buttons[seat].pin.edge(False, clock.now_us() + 1)
+            if not changed.wait(5):
+                raise RuntimeError(f"no signal for press {i}")
+            latencies.append((stamp[0] - t0) / 1000)
             buttons.buttons[seat].pin.edge(True, clock.now_us())
-            time.sleep(0.03)  # let the press's pattern finish before the next one
+            time.sleep(0.03)  # the next press comes after this one's lockout, as a finger's would
     finally:
         stop.set()
         thread.join()
         player.close()
         buttons.close()
+        signals.close()
     return latencies
 
 

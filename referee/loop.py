@@ -26,7 +26,7 @@ from hardware.clock import Clock
 
 from .engine import IllegalEvent, finish, step
 from .events import Event, Lay, Snap, Wait
-from .rulings import Ruling
+from .rulings import Ruling, StackWon
 from .table import State
 
 RulingSink = Callable[[Ruling], Any]
@@ -51,13 +51,19 @@ class TableLoop:
         latencies_us: dict[str, int],
         rulings: Iterable[RulingSink] = (),
         troubles: Iterable[TroubleSink] = (),
+        signals: Iterable[RulingSink] = (),
         debouncer: Debouncer | None = None,
         timer_waits: bool = True,
     ) -> None:
         self.state = state
         self.latencies = dict(latencies_us)  # open sources only
-        self.ruling_sinks = list(rulings)
+        self.ruling_sinks = list(rulings)  # final rulings, in order: output, journal
         self.trouble_sinks = list(troubles)
+        # Lights and sound: rulings as soon as the outcome is known. A snap win is final
+        # at the press, but its ruling waits up to a race window for its margin; the
+        # players should not wait for the margin to see who won.
+        self.signal_sinks = list(signals)
+        self._early: StackWon | None = None
         self.debouncer = debouncer or Debouncer(state.seats)
         self.timer_waits = timer_waits  # live: feed a Wait when a timer is due; replay: never
         self.inbox: queue.SimpleQueue[tuple[str, Any, Any]] = queue.SimpleQueue()
@@ -137,6 +143,25 @@ class TableLoop:
         for ruling in rulings:
             for sink in self.ruling_sinks:
                 sink(ruling)
+            if self.signal_sinks and not self._announced_early(ruling):
+                for sink in self.signal_sinks:
+                    sink(ruling)
+        deferred = self.state.deferred
+        if self.signal_sinks and deferred is not None and deferred.won is not self._early:
+            self._early = deferred.won
+            for sink in self.signal_sinks:
+                sink(deferred.won)
+
+    def _announced_early(self, ruling: Ruling) -> bool:
+        early = self._early
+        if (
+            type(ruling) is StackWon
+            and early is not None
+            and (ruling.t, ruling.seat) == (early.t, early.seat)
+        ):
+            self._early = None
+            return True
+        return False
 
     def _trouble(self, trouble: ButtonTrouble) -> None:
         for sink in self.trouble_sinks:

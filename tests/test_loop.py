@@ -132,3 +132,20 @@ def test_the_live_loop_runs_in_its_own_thread_and_judges_as_events_arrive():
     thread.join(timeout=30)
     assert not thread.is_alive()
     assert [(type(r), r.card.code) for r in out] == [(Laid, "7H")]
+
+
+def test_lights_learn_a_snap_win_at_once_though_its_ruling_waits_for_the_margin():
+    state = rules_for("celtic").new_game(["Ann", "Bob", "Cy"])
+    final, signalled = [], []
+    loop = TableLoop(state, {"buttons": 0, "camera": 0}, rulings=[final.append], signals=[signalled.append])
+    loop.put_lay(Lay(T, parse_card("QS")))
+    loop.put_edge(Edge(1, T + 200_000, True))
+    loop.pump(T + 200_002)  # the press is settled; the race window is still open
+    assert [type(r) for r in final] == [Laid]
+    assert [(type(r), r.seat) for r in signalled] == [(Laid, 0), (StackWon, 1)]
+    loop.put_edge(Edge(2, T + 212_400, True))
+    loop.pump(T + 212_402)
+    won = [r for r in final if type(r) is StackWon]
+    assert [(w.seat, w.margin_us) for w in won] == [(1, 12_400)]
+    assert [type(r) for r in signalled].count(StackWon) == 1  # not announced twice
+    assert signalled[-1].reason == "late"
