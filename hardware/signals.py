@@ -68,6 +68,18 @@ class TableSignals:
             self.close()  # release the pins already claimed
             raise
 
+    @classmethod
+    def from_wiring(cls, wiring: Any, pin_factory: Any = None) -> TableSignals:
+        """The signals a wiring config (calibration.wiring.Wiring) describes."""
+        status, buzzer = wiring.status, wiring.buzzer
+        return cls(
+            [seat.led for seat in wiring.seats],
+            (status.red, status.green, status.blue) if status is not None else None,
+            buzzer.pin if buzzer is not None else None,
+            tonal=buzzer is None or buzzer.kind == "tonal",
+            pin_factory=pin_factory,
+        )
+
     def apply(self, target: Target, value: Value) -> None:
         """Set one target: a seat's brightness, the status colour, or the buzzer's tone."""
         if isinstance(target, tuple):

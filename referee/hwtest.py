@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 from gpiozero.exc import PinFactoryFallback
 
-from calibration.wiring import Wiring, WiringError, describe_wiring, load_wiring
+from calibration.wiring import WiringError, describe_wiring, load_wiring
 from hardware.buttons import ButtonTrouble, Debouncer, Edge, Press, SnapButtons
 from hardware.clock import Clock, MonotonicClock, VirtualClock
 from hardware.pins import VirtualFactory
@@ -36,17 +36,6 @@ TROUBLE_WORDS = {
 
 def default_wiring_path() -> str:
     return str(resources.files("calibration") / "wiring.default.toml")
-
-
-def signals_for(wiring: Wiring, pin_factory: Any = None) -> TableSignals:
-    status = wiring.status
-    return TableSignals(
-        [seat.led for seat in wiring.seats],
-        (status.red, status.green, status.blue) if status is not None else None,
-        wiring.buzzer.pin if wiring.buzzer is not None else None,
-        tonal=wiring.buzzer is None or wiring.buzzer.kind == "tonal",
-        pin_factory=pin_factory,
-    )
 
 
 @dataclass
@@ -114,7 +103,7 @@ def run_hw_test(
         # gpiozero warns once per pin library it cannot load; one line below says it all.
         warnings.simplefilter("always", PinFactoryFallback)
         try:
-            signals = signals_for(wiring, factory)
+            signals = TableSignals.from_wiring(wiring, factory)
         except Exception as e:  # no GPIO here, or a pin is busy
             why = f"{type(e).__name__}: {e}"
             if fallbacks:

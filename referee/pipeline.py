@@ -15,17 +15,19 @@ import random
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from calibration.wiring import default_wiring
 from hardware.buttons import Debouncer, SnapButtons
 from hardware.clock import VirtualClock
 from hardware.pins import VirtualFactory
+from hardware.signals import SignalPlayer, TableSignals
 
+from .announcer import Announcer
 from .events import Event, Snap
 from .loop import EventError, TableLoop
 from .rulings import Ruling
 from .script import ScriptError, read_script
 from .table import State
 
-BUTTON_PINS = (17, 27, 22, 23, 5, 6, 26, 16)  # any eight GPIOs will do on mock pins
 CALLBACK_LAG_US = (0, 50_000)  # how late a pin callback may run after its edge
 CAMERA_LAG_US = (30_000, 150_000)  # how late the vision stage reports a card
 BOUNCE_EDGES = (3, 10)  # extra edges after a press, all within BOUNCE_US
@@ -102,8 +104,18 @@ def adjudicate_pipeline(lines: Iterable[bytes | str], source: str = "-", seed: i
     factory = VirtualFactory(clock)
     out: list[Ruling] = []
     debouncer = Debouncer(state.seats)
-    loop = TableLoop(state, LATENCIES_US, rulings=[out.append], debouncer=debouncer, timer_waits=False)
-    buttons = SnapButtons(BUTTON_PINS[: state.seats], loop.put_edge, pin_factory=factory)
+    wiring = default_wiring(state.seats)
+    signals = TableSignals.from_wiring(wiring, factory)
+    player = SignalPlayer(Announcer(state.seats), signals, clock)  # lights and sound, as live
+    loop = TableLoop(
+        state,
+        LATENCIES_US,
+        rulings=[out.append],
+        signals=[player.announce],
+        debouncer=debouncer,
+        timer_waits=False,
+    )
+    buttons = SnapButtons(wiring.buttons, loop.put_edge, pin_factory=factory)
     pins = [button.pin for button in buttons.buttons]
     try:
         for delivery, kind, _, payload in schedule(events, state.seats, debouncer.lockout_us, rng):
@@ -115,6 +127,7 @@ def adjudicate_pipeline(lines: Iterable[bytes | str], source: str = "-", seed: i
                 event, lineno = payload
                 loop.put_lay(event, lineno)
             loop.pump(clock.now_us())
+            player.run_until(clock.now_us())
             yield from out
             out.clear()
         if stop is not None:
@@ -128,4 +141,5 @@ def adjudicate_pipeline(lines: Iterable[bytes | str], source: str = "-", seed: i
         raise ScriptError(f"{source}:{e.tag}: {e}") from None
     finally:
         buttons.close()
+        signals.close()
         factory.close()
