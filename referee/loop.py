@@ -88,7 +88,8 @@ class TableLoop:
     # The loop (one thread) -------------------------------------------------------
 
     def watermark(self, now: int) -> int:
-        """Every event stamped before this has arrived."""
+        """Every event stamped at or before this has arrived (a source delivers an event
+        stamped t by t + its latency)."""
         if not self.latencies:
             return FAR_FUTURE
         return now - max(self.latencies.values())
@@ -122,7 +123,7 @@ class TableLoop:
 
     def _release(self, watermark: int) -> None:
         buffer = self._buffer
-        while buffer and buffer[0][0] < watermark:
+        while buffer and buffer[0][0] <= watermark:
             _, _, event, tag = heapq.heappop(buffer)
             self._judge(event, tag)
         if self.timer_waits and not self._finished:
@@ -185,10 +186,10 @@ class TableLoop:
         times = []
         lag = max(self.latencies.values(), default=0)
         if self._buffer:
-            times.append(self._buffer[0][0] + lag + 1)
+            times.append(self._buffer[0][0] + lag)
         due = self.state.rules.deadline(self.state)
         if due is not None and self.timer_waits:
-            times.append(due + lag + 1)
+            times.append(due + lag)
         check = self.debouncer.next_check()
         if check is not None:
             times.append(check)

@@ -27,9 +27,9 @@ def new_loop(**kwargs):
 def test_an_event_waits_in_the_buffer_until_the_watermark_passes_it():
     loop, out = new_loop()
     loop.put_lay(Lay(T, parse_card("7H")))
-    loop.pump(T + 150_000)  # the camera may still report something from before T
+    loop.pump(T + 149_999)  # the camera may still report something from before T
     assert out == []
-    loop.pump(T + 150_001)
+    loop.pump(T + 150_000)
     assert [type(r) for r in out] == [Laid]
 
 
