@@ -103,8 +103,7 @@ def press_to_signal(presses: int) -> list[float]:
     loop = TableLoop(state, {"buttons": 0, "camera": 0}, signals=[player.announce])
     queen = parse_card("QS")
     buttons = SnapButtons([4, 27, 23, 6, 25, 5, 13, 19], loop.put_edge, pin_factory=factory)
-    stop = threading.Event()
-    thread = threading.Thread(target=loop.run, args=(clock, stop), daemon=True)
+    thread = threading.Thread(target=loop.run, args=(clock,), daemon=True)
     thread.start()
     player.start()
     latencies = []
@@ -123,7 +122,7 @@ def press_to_signal(presses: int) -> list[float]:
             buttons.buttons[seat].pin.edge(True, clock.now_us())
             time.sleep(0.06)  # the next card comes after the win, as at a real table
     finally:
-        stop.set()
+        loop.stop()
         thread.join()
         player.close()
         buttons.close()

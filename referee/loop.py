@@ -17,7 +17,6 @@ from __future__ import annotations
 import heapq
 import itertools
 import queue
-import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -195,15 +194,26 @@ class TableLoop:
             times.append(check)
         return min(times, default=None)
 
-    def run(self, clock: Clock, stop: threading.Event) -> None:
-        """Live: judge as events arrive and timers fall due, until `stop` is set."""
-        while not stop.is_set():
+    def stop(self) -> None:
+        """Ask `run` to return (from any thread)."""
+        self.inbox.put(("control", None, "stop"))
+
+    def run(self, clock: Clock) -> None:
+        """Live: judge as events arrive and timers fall due, until `stop()`.
+
+        Sleeps on the inbox until the next thing falls due (or forever when
+        nothing is pending): no polling, no busy waiting.
+        """
+        while True:
             now = clock.now_us()
             wake = self.next_wake(now)
-            timeout = 0.5 if wake is None else min(max(wake - now, 0) / 1e6, 0.5)
+            timeout = None if wake is None else max(wake - now, 0) / 1e6
             try:
                 source, item, tag = self.inbox.get(timeout=timeout)
-                self._take(source, item, tag)
             except queue.Empty:
                 pass
+            else:
+                if tag == "stop" and source == "control":
+                    return
+                self._take(source, item, tag)
             self.pump(clock.now_us())

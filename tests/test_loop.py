@@ -123,12 +123,11 @@ def test_the_live_loop_runs_in_its_own_thread_and_judges_as_events_arrive():
 
     state = rules_for("celtic").new_game(["Ann", "Bob"])
     loop = TableLoop(state, {"camera": 0}, rulings=[sink])
-    stop = threading.Event()
-    thread = threading.Thread(target=loop.run, args=(clock, stop), daemon=True)
+    thread = threading.Thread(target=loop.run, args=(clock,), daemon=True)
     thread.start()
     loop.put_lay(Lay(clock.now_us() - 10, parse_card("7H")))
     assert seen.wait(timeout=30)
-    stop.set()
+    loop.stop()
     thread.join(timeout=30)
     assert not thread.is_alive()
     assert [(type(r), r.card.code) for r in out] == [(Laid, "7H")]
