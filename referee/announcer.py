@@ -270,15 +270,20 @@ class Announcer:
         """The value changes due up to `now_us`, in time order (targets in order at a tie)."""
         now = self._now = max(self._now, now_us)
         out: list[tuple[Target, Value]] = []
+        tracks = self._tracks
+        # A track's next event depends on that track alone: work each out once, and
+        # again only for the track that just moved.
+        nexts = [self._next(tr, now) for tr in tracks]
         while True:
-            best, best_t = None, 0
-            for tr in self._tracks:
-                t = self._next(tr, now)
-                if t is not None and t <= now and (best is None or t < best_t):
-                    best, best_t = tr, t
-            if best is None:
+            best_i, best_t = -1, 0
+            for i, t in enumerate(nexts):
+                if t is not None and t <= now and (best_i < 0 or t < best_t):
+                    best_i, best_t = i, t
+            if best_i < 0:
                 return out
+            best = tracks[best_i]
             value = self._advance(best, best_t)
+            nexts[best_i] = self._next(best, now)
             if value != best.shown:
                 best.shown = value
                 out.append((best.target, value))
