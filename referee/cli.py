@@ -11,13 +11,10 @@ from collections.abc import Sequence
 from typing import BinaryIO, TextIO
 
 from . import __version__
+from .errors import UserError
 from .script import ScriptError, adjudicate
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT = 0, 1, 2
-
-
-class UserError(Exception):
-    """A mistake the user can fix: printed as one line, exit status 2."""
 
 
 def _open_input(path: str) -> tuple[BinaryIO, str, bool]:

@@ -21,6 +21,7 @@ from hardware.clock import Clock, MonotonicClock
 
 from .bots import VirtualTable
 from .engine import MAX_PLAYERS, MIN_PLAYERS
+from .errors import UserError
 from .rulings import GameWon, Laid, PenaltiesLifted, Penalty, Ruling, SnapIgnored, StackWon
 from .script import event_to_json
 
@@ -159,8 +160,6 @@ def summary_table(summary: Summary, hands: Sequence[int], reactions: Sequence[Se
 
 
 def run_demo(args: argparse.Namespace, out: TextIO, clock: Clock | None = None) -> int:
-    from .cli import UserError
-
     if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
         raise UserError(f"--players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {args.players}")
     if args.cap < 1:

@@ -24,6 +24,8 @@ from hardware.clock import Clock, MonotonicClock, VirtualClock
 from hardware.pins import VirtualFactory
 from hardware.signals import TableSignals
 
+from .errors import UserError
+
 LIGHT_US = 400_000
 TONES_HZ = (220, 440, 880, 1175, 1568, 2093)
 TONE_US = 250_000
@@ -81,8 +83,6 @@ def mock_presses(seats: int, start_us: int) -> list[tuple[int, int, int, bool]]:
 def run_hw_test(
     args: argparse.Namespace, out: TextIO, clock: Clock | None = None, factory: Any = None
 ) -> int:
-    from .cli import UserError
-
     path = args.wiring or default_wiring_path()
     try:
         wiring = load_wiring(path)
