@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, Self
@@ -69,6 +69,23 @@ class _Source:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class FrameListSource(_Source):
+    """Frames already in memory, as `(t_us, image)`: the simulator's renderer
+    (`referee.render.render_lay_sequence`) seen through the camera's interface."""
+
+    def __init__(self, frames: Iterable[tuple[int, np.ndarray]], name: str = "simulator") -> None:
+        self.name = name
+        self.skipped = 0
+        self._frames = frames
+
+    def __iter__(self) -> Iterator[Frame]:
+        for index, (t_us, image) in enumerate(self._frames):
+            if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
+                self.skipped += 1  # a frame the renderer could not make is a corrupt frame
+                continue
+            yield Frame(image, int(t_us), index)
 
 
 def _check_fps(fps: float, name: str) -> float:

@@ -347,3 +347,19 @@ def test_the_real_pi_camera_delivers_stamped_frames():
     assert len(frames) == 5
     assert all(0 < a.t_us < b.t_us <= now for a, b in pairwise(frames))
     assert frames[0].image.shape == (480, 640, 3) and frames[0].lores.shape == (240, 320)
+
+
+def test_the_simulators_frames_come_through_the_camera_interface():
+    from hardware.camera import FrameListSource
+    from referee.cards import parse_card
+    from referee.render import render_lay_sequence
+
+    rng = np.random.default_rng(7)
+    cards = [parse_card(code) for code in ("7H", "QS")]
+    frames, truth = render_lay_sequence(cards, [0, 1], {0: "bottom", 1: "left"}, rng, size=(320, 240))
+    broken = [*frames[:3], (frames[3][0], np.zeros((0, 0, 3), np.uint8)), *frames[4:]]
+    with FrameListSource(broken) as source:
+        got = list(source)
+    assert [f.t_us for f in got] == [t for i, (t, _) in enumerate(frames) if i != 3]
+    assert source.skipped == 1 and got[0].image.shape == (240, 320, 3)
+    assert [card for _, card, _ in truth] == cards
