@@ -1,0 +1,201 @@
+"""The pile watcher: one lay per laid card, stamped at rest, seats from the entry edge, `cleared`."""
+
+import itertools
+import json
+import time
+from types import SimpleNamespace
+
+import cv2
+import numpy as np
+import pytest
+
+from hardware.camera import Frame
+from referee.cards import deck, parse_card
+from referee.render import draw_hand, random_hand, render_lay_sequence
+from referee.watcher import PileWatcher, WatchCleared, WatchLay
+
+FPS = 30.0
+PERIOD_US = 1e6 / FPS
+SIDE_OF_SEAT = {0: "bottom", 1: "left", 2: "top", 3: "right"}
+SIDES = {side: seat for seat, side in SIDE_OF_SEAT.items()}
+
+Clip = tuple[list[tuple[int, np.ndarray]], list[tuple[int, object, int]]]
+
+
+class TruthRecogniser:
+    """A faithful double: reads the card really on top of the pile in the frame it is shown.
+
+    It knows each frame's time by the image's identity, so the test checks the
+    watcher's timing and counting, not recognition.
+    """
+
+    def __init__(self, frames, truth, as_tuple: bool = False) -> None:
+        self.t_of = {id(image): t for t, image in frames}
+        self.truth = truth
+        self.as_tuple = as_tuple
+        self.calls = 0
+
+    def __call__(self, image: np.ndarray, hint: np.ndarray):
+        self.calls += 1
+        assert hint.shape == image.shape[:2] and hint.dtype == np.uint8 and hint.any()
+        t = self.t_of[id(image)]
+        on_top = [card for t_rest, card, _ in self.truth if t_rest <= t]
+        card = on_top[-1] if on_top else None
+        return (card, 0.99) if self.as_tuple else SimpleNamespace(card=card, confidence=0.99)
+
+
+def run(watcher: PileWatcher, frames) -> list:
+    events = []
+    for k, (t, image) in enumerate(frames):
+        events += watcher.feed(Frame(image, t, k))
+    return events
+
+
+def lays(events) -> list[WatchLay]:
+    return [e for e in events if isinstance(e, WatchLay)]
+
+
+def clip(seed: int, n: int, **kwargs) -> Clip:
+    rng = np.random.default_rng(seed)
+    cards = list(deck(52))[5 * seed : 5 * seed + n]
+    seats = [(i + seed) % 4 for i in range(n)]
+    return render_lay_sequence(cards, seats, SIDE_OF_SEAT, rng, FPS, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def game() -> Clip:
+    return clip(3, 8)
+
+
+def check_lays(events, truth, with_seats: bool) -> None:
+    got = lays(events)
+    assert [e.card for e in got] == [card for _, card, _ in truth]  # one each, in order
+    for e, (t_rest, _, seat) in zip(got, truth, strict=True):
+        assert t_rest <= e.t_us <= t_rest + 3 * PERIOD_US
+        assert e.seat == (seat if with_seats else None)
+        assert e.confidence == pytest.approx(0.99)
+
+
+def test_one_lay_per_card_stamped_at_rest_with_the_seat(game):
+    frames, truth = game
+    events = run(PileWatcher(TruthRecogniser(frames, truth), SIDES, FPS), frames)
+    check_lays(events, truth, with_seats=True)
+    assert not [e for e in events if isinstance(e, WatchCleared)]
+
+
+def test_without_a_side_map_lays_carry_no_seat(game):
+    frames, truth = game
+    recognise = TruthRecogniser(frames, truth, as_tuple=True)  # a (card, confidence) tuple works too
+    check_lays(run(PileWatcher(recognise, None, FPS), frames), truth, with_seats=False)
+
+
+def test_a_lay_is_reported_within_three_frames_of_rest(game):
+    frames, truth = game
+    watcher = PileWatcher(TruthRecogniser(frames, truth), SIDES, FPS)
+    rests = {t for t, _, _ in truth}
+    reported_at = {}
+    for k, (t, image) in enumerate(frames):
+        for e in watcher.feed(Frame(image, t, k)):
+            reported_at[e.t_us] = t
+    assert set(reported_at) == rests
+    assert all(0 <= reported_at[t] - t <= 3 * PERIOD_US for t in rests)
+
+
+def test_cards_landing_0_4_s_apart_are_each_reported():
+    frames, truth = clip(5, 5, rest_s=(0.4, 0.4), carry_s=0.2, leave_s=0.2)
+    assert all(b[0] - a[0] <= 0.85e6 for a, b in itertools.pairwise(truth))
+    events = run(PileWatcher(TruthRecogniser(frames, truth), SIDES, FPS), frames)
+    check_lays(events, truth, with_seats=True)
+
+
+def hand_visit(image: np.ndarray, side: str, rng, then: np.ndarray | None = None, hover: int = 10):
+    """A hand reaching in over `image`, hovering still, and leaving over `then` (default the same)."""
+    h, w = image.shape[:2]
+    target = ((w - 1) / 2, (h - 1) / 2)
+    look = random_hand(rng, 0.3 * min(w, h))
+    out = [draw_hand(image, side, k / 8, target=target, look=look) for k in range(1, 9)]
+    out += [out[-1]] * hover
+    leave = then if then is not None else image
+    out += [draw_hand(leave, side, k / 8, target=target, look=look) for k in range(7, 0, -1)]
+    return out
+
+
+def extend(frames, images) -> list[tuple[int, np.ndarray]]:
+    k0 = len(frames)
+    return frames + [(round((k0 + i) * PERIOD_US), img) for i, img in enumerate(images)]
+
+
+def test_a_hand_that_hovers_and_leaves_lays_nothing(game):
+    frames, truth = game
+    rng = np.random.default_rng(11)
+    last = frames[-1][1]
+    visit = hand_visit(last, "left", rng, hover=60)  # longer than stale_s: a resting arm is no card
+    more = extend(frames, [*visit, *[last] * 10])
+    events = run(PileWatcher(TruthRecogniser(more, truth), SIDES, FPS), more)
+    check_lays(events, truth, with_seats=True)
+
+
+def test_the_stack_taken_gives_one_cleared_then_lays_start_again():
+    frames, truth = clip(7, 3)
+    empty = [img for t, img in frames if t < truth[0][0] - 12 * PERIOD_US][:6]  # the lead: no cards yet
+    rng = np.random.default_rng(12)
+    pickup = hand_visit(frames[-1][1], "right", rng, then=empty[0], hover=3)
+    more = extend(frames, [*pickup, *empty])
+    first_empty = more[len(frames) + len(pickup)][0]
+    events = run(PileWatcher(TruthRecogniser(more, truth), SIDES, FPS), more)
+    cleared = [e for e in events if isinstance(e, WatchCleared)]
+    assert len(cleared) == 1 and first_empty <= cleared[0].t_us <= first_empty + 3 * PERIOD_US
+    check_lays(events, truth, with_seats=True)
+    assert events[-1] == cleared[0]
+
+
+def test_missing_black_and_odd_frames_do_not_crash():
+    watcher = PileWatcher(lambda image, hint: (None, 0.0), SIDES, FPS)
+    black = np.zeros((480, 640, 3), np.uint8)
+    assert watcher.feed(Frame(None, 0, 0)) == []  # type: ignore[arg-type]
+    assert watcher.feed(Frame(np.zeros((480, 640), np.uint8), 1, 1)) == []
+    for k in range(2, 12):
+        assert watcher.feed(Frame(black, k * 33333, k)) == []
+    noisy = np.random.default_rng(0).integers(0, 256, (240, 320, 3), dtype=np.uint8)
+    for k in range(12, 20):  # a size change and pure noise: reallocated, nothing reported
+        assert watcher.feed(Frame(noisy if k % 2 else black[:240, :320], k * 33333, k)) == []
+
+
+def test_flicker_and_noise_on_a_still_pile_report_nothing(game):
+    frames, truth = game
+    last = frames[-1][1]
+    rng = np.random.default_rng(3)
+    flicker = [cv2.convertScaleAbs(last, alpha=float(rng.uniform(0.9, 1.1))) for _ in range(60)]
+    more = extend(frames, flicker)
+    events = run(PileWatcher(TruthRecogniser(more, truth), SIDES, FPS), more)
+    check_lays(events, truth, with_seats=True)
+
+
+def test_rejects_unknown_edges():
+    with pytest.raises(ValueError, match="unknown frame edge"):
+        PileWatcher(lambda image, hint: (None, 0.0), {"north": 1})
+
+
+def test_to_json_is_a_table_script_line():
+    seven = parse_card("7H")
+    assert json.loads(WatchLay(1_000_000, seven, 0.98765, 2).to_json()) == {
+        "t": 1_000_000,
+        "lay": "7H",
+        "confidence": 0.988,
+        "seat": 2,
+    }
+    assert WatchLay(5, seven, 1.0, None).to_json() == '{"t": 5, "lay": "7H", "confidence": 1.0}'
+    assert WatchCleared(7).to_json() == '{"t": 7, "cleared": true}'
+
+
+@pytest.mark.parametrize("size", [(640, 480), (1280, 720)])
+def test_per_frame_cost(game, size):
+    frames = game[0][:120]
+    images = [cv2.resize(img, size) for _, img in frames] if size != (640, 480) else [i for _, i in frames]
+    timed = [(t, img) for (t, _), img in zip(frames, images, strict=True)]
+    watcher = PileWatcher(lambda image, hint: (None, 0.0), SIDES, FPS)
+    start = time.perf_counter()
+    for k, (t, image) in enumerate(timed):
+        watcher.feed(Frame(image, t, k))
+    per_frame = (time.perf_counter() - start) / len(timed) * 1e3
+    print(f"\nwatcher at {size[0]}x{size[1]}: {per_frame:.3f} ms per frame ({len(timed)} frames)")
