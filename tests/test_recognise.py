@@ -1,0 +1,230 @@
+"""The recogniser on frames from the project's own renderer, and (when installed) Debian's card art."""
+
+import shutil
+
+import numpy as np
+import pytest
+
+from referee import render
+from referee.card_themes import available_themes, theme_cards
+from referee.cards import SUITED, parse_card
+from referee.recognise import Profile, ProfileError, Reading, Recogniser, find_top_card, warp_card
+
+TABLES = ("green_cloth", "wood", "dark", "light")
+THEMES = ("anglo", "tango", "simplistic")
+HAVE_THEMES = set(THEMES) <= set(available_themes()) and shutil.which("rsvg-convert") is not None
+
+
+@pytest.fixture(scope="module")
+def recogniser():
+    return Recogniser()
+
+
+def single(card, rng, *, angle=0.0, width=200, table="green_cloth", style=None, faces=None, **camera):
+    size = (1280, 720) if width > 300 else (640, 480)
+    jitter = rng.normal(0, 15, 2)
+    placed = [render.Placement(card, size[0] / 2 + jitter[0], size[1] / 2 + jitter[1], angle, width)]
+    return render.render_pile(placed, table, rng, size=size, style=style, faces=faces, **camera)
+
+
+def pile(top, rng, *, width=160, table="green_cloth", style=None, faces=None, under=3, **camera):
+    size = (640, 480)
+    placed = []
+    for _ in range(under):
+        other = SUITED[int(rng.integers(52))]
+        x, y = rng.normal(0, 0.3 * width, 2)
+        placed.append(render.Placement(other, 320 + x, 240 + y, float(rng.uniform(-180, 180)), width))
+    x, y = rng.normal(0, 15, 2)
+    placed.append(render.Placement(top, 320 + x, 240 + y, float(rng.uniform(-180, 180)), width))
+    return render.render_pile(placed, table, rng, size=size, style=style, faces=faces, **camera)
+
+
+CAMERA = {"lighting": 0.3, "blur": 0.6, "noise": 3.0, "jpeg_quality": 85}
+
+
+@pytest.mark.parametrize("angle", [0, 37, 90, 180, 271])
+@pytest.mark.parametrize("width", [120, 200, 400])
+def test_a_single_card_is_read_at_any_angle_and_size(recogniser, angle, width):
+    rng = np.random.default_rng(angle * 1000 + width)
+    card = SUITED[int(rng.integers(52))]
+    frame = single(card, rng, angle=angle, width=width, **CAMERA)
+    reading = recogniser.recognise(frame)
+    assert reading.card is card, reading.ranked
+    assert 0.0 < reading.confidence <= 1.0
+    assert reading.quad is not None and reading.quad.shape == (4, 2)
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_every_table_with_light_glare_blur_noise_and_jpeg(recogniser, table):
+    rng = np.random.default_rng(len(table))
+    right = 0
+    cards = [SUITED[int(i)] for i in rng.choice(52, 6, replace=False)]
+    for i, card in enumerate(cards):
+        frame = single(
+            card,
+            rng,
+            angle=float(rng.uniform(-180, 180)),
+            width=160,
+            table=table,
+            glare=0.2 * (i % 2),
+            **CAMERA,
+        )
+        right += recogniser.recognise(frame).card is card
+    assert right >= 5
+
+
+def test_the_quad_is_the_card_and_the_warp_is_portrait():
+    rng = np.random.default_rng(7)
+    frame = single(parse_card("7D"), rng, angle=30, width=200)
+    quad = find_top_card(frame)
+    assert quad is not None
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    assert abs(min(sides) - 200) < 8 and abs(max(sides) - 200 * render.ASPECT) < 10
+    assert warp_card(frame, quad).shape == (280, 200, 3)
+
+
+def test_a_card_turned_180_degrees_reads_the_same(recogniser):
+    for code in ("6H", "9S", "QC"):
+        rng = np.random.default_rng(1)
+        frames = [single(parse_card(code), rng, angle=a, width=180) for a in (0, 180)]
+        assert [recogniser.recognise(f).card.code for f in frames] == [code, code]
+
+
+def test_the_top_card_of_an_overlapping_pile(recogniser):
+    rng = np.random.default_rng(11)
+    right, n = 0, 16
+    for i in range(n):
+        top = SUITED[int(rng.integers(52))]
+        frame = pile(top, rng, table=TABLES[i % 4], under=3 + i % 4, **CAMERA)
+        right += recogniser.recognise(frame).card is top
+    assert right >= 12  # measured 13 of 16 (3 to 6 cards under the top one)
+
+
+def test_a_change_mask_locates_the_new_card():
+    rng = np.random.default_rng(5)
+    table = render.table_surface("wood", (640, 480), rng)
+    before = render.compose([render.Placement(parse_card("2C"), 300, 250, 10, 160)], table)
+    after = render.compose(
+        [
+            render.Placement(parse_card("2C"), 300, 250, 10, 160),
+            render.Placement(parse_card("JD"), 340, 230, 60, 160),
+        ],
+        table,
+    )
+    mask = (np.abs(after.astype(int) - before).sum(axis=2) > 30).astype(np.uint8) * 255
+    reading = Recogniser().recognise(after, hint_mask=mask)
+    assert reading.card is parse_card("JD")
+
+
+def test_bad_frames_give_no_card_and_no_exception(recogniser):
+    bad = [
+        np.zeros((480, 640, 3), np.uint8),
+        np.full((480, 640, 3), 255, np.uint8),
+        np.zeros((8, 8, 3), np.uint8),
+        np.zeros((0, 0, 3), np.uint8),
+        render.table_surface("wood", (640, 480), np.random.default_rng(1)),
+        np.random.default_rng(2).integers(0, 256, (480, 640, 3), dtype=np.uint8),
+    ]
+    for frame in bad:
+        reading = recogniser.recognise(frame)
+        assert isinstance(reading, Reading) and reading.card is None and reading.confidence < 0.3
+
+
+def test_a_seen_card_gives_way_to_a_close_unseen_runner_up(recogniser):
+    rng = np.random.default_rng(3)
+    frame = single(parse_card("8C"), rng, angle=20, width=160, **CAMERA)
+    plain = recogniser.recognise(frame)
+    assert plain.card.code == "8C"
+    (_, s1), (runner, s2) = plain.ranked[:2]
+    if s1 - s2 < 0.08:  # close: the unseen runner-up is taken
+        assert recogniser.recognise(frame, seen=frozenset({"8C"})).card.code == runner
+    # Far apart: a seen card that is plainly there is still read.
+    far = Recogniser()
+    far_reading = far.recognise(frame, seen=frozenset({"8C"}))
+    assert far_reading.card.code in ("8C", runner)
+
+
+def test_deck_awareness_takes_the_runner_up_when_close(monkeypatch, recogniser):
+    frame = single(parse_card("8C"), np.random.default_rng(3), angle=20, width=160)
+    monkeypatch.setattr(Recogniser, "read_warped", lambda self, w: {"8C": 1.80, "8S": 1.76, "3C": 1.0})
+    assert recogniser.recognise(frame).card.code == "8C"
+    assert recogniser.recognise(frame, seen=frozenset({"8C"})).card.code == "8S"
+    assert recogniser.recognise(frame, seen=frozenset({"8C", "8S"})).card.code == "8C"
+    monkeypatch.setattr(Recogniser, "read_warped", lambda self, w: {"8C": 1.80, "8S": 1.50})
+    assert recogniser.recognise(frame, seen=frozenset({"8C"})).card.code == "8C"
+
+
+def _accuracy(recogniser, frames):
+    return sum(recogniser.recognise(f).card is c for c, f in frames) / len(frames)
+
+
+def test_accuracy_on_a_seeded_sample_of_the_projects_styles(recogniser):
+    rng = np.random.default_rng(2024)
+    styles = list(render.STYLES.values())
+    frames = []
+    for i in range(60):
+        card = SUITED[int(rng.integers(52))]
+        kw = dict(table=TABLES[i % 4], style=styles[i // 4 % 4], **CAMERA)
+        if i % 3 == 2:
+            frames.append((card, pile(card, rng, width=int(rng.integers(120, 220)), **kw)))
+        else:
+            width = int(rng.choice([120, 160, 200, 280, 400]))
+            frames.append((card, single(card, rng, angle=float(rng.uniform(-180, 180)), width=width, **kw)))
+    assert _accuracy(recogniser, frames) >= 0.9  # measured 0.98 (59 of 60)
+
+
+def test_a_profile_keeps_or_improves_accuracy_and_round_trips(tmp_path):
+    style = render.STYLES["thin"]
+    rng = np.random.default_rng(9)
+    learn = {c.code: single(c, rng, width=200, style=style) for c in SUITED}
+    profile = Profile.learn(learn)
+    assert len(profile) == 52
+    frames = []
+    for i in range(24):
+        card = SUITED[int(rng.integers(52))]
+        frames.append((card, pile(card, rng, table=TABLES[i % 4], style=style, **CAMERA)))
+    plain = _accuracy(Recogniser(), frames)
+    tuned = _accuracy(Recogniser(profile), frames)
+    assert tuned >= plain and tuned >= 0.9
+
+    path = tmp_path / "deck.npz"
+    profile.save(path)
+    again = Recogniser(Profile.load(path))
+    assert _accuracy(again, frames[:6]) == _accuracy(Recogniser(profile), frames[:6])
+
+
+def test_a_corrupt_or_foreign_profile_is_a_one_line_error(tmp_path):
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a zip")
+    other = tmp_path / "other.npz"
+    np.savez(other, version=np.array(99))
+    missing = tmp_path / "missing.npz"
+    for path in (junk, other, missing):
+        with pytest.raises(ProfileError) as err:
+            Profile.load(path)
+        assert "\n" not in str(err.value) and str(path) in str(err.value)
+
+
+@pytest.mark.skipif(not HAVE_THEMES, reason="apt install gnome-cards-data librsvg2-bin")
+# Measured: anglo 0.75 / 1.00, tango 0.00 / 1.00 (its bold index is not read yet), simplistic 0.69 / 1.00.
+@pytest.mark.parametrize(
+    ("theme", "floor", "tuned_floor"), [("anglo", 0.6, 0.9), ("tango", 0.0, 0.9), ("simplistic", 0.5, 0.9)]
+)
+def test_debian_artwork_uncalibrated_and_calibrated(theme, floor, tuned_floor):
+    faces = theme_cards(theme, card_width=200)
+    rng = np.random.default_rng(17)
+    frames = []
+    for i in range(16):
+        card = SUITED[int(rng.integers(52))]
+        if i % 2:
+            frames.append((card, pile(card, rng, table=TABLES[i % 4], faces=faces, **CAMERA)))
+        else:
+            angle = float(rng.uniform(-180, 180))
+            frames.append(
+                (card, single(card, rng, angle=angle, width=170, table=TABLES[i % 4], faces=faces, **CAMERA))
+            )
+    plain = _accuracy(Recogniser(), frames)
+    learn = {c.code: single(c, rng, width=200, faces=faces) for c in SUITED}
+    tuned = _accuracy(Recogniser(Profile.learn(learn)), frames)
+    print(f"{theme}: built-in {plain:.2f}, calibrated {tuned:.2f}")
+    assert plain >= floor and tuned >= tuned_floor
