@@ -139,6 +139,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mock", action="store_true", help="run on mock pins with scripted presses (no Pi)")
     p.add_argument("--seconds", type=float, help="stop watching presses after this long (default: Ctrl-C)")
     p.set_defaults(run=cmd_hw_test)
+
+    from .vision_cli import add_commands
+
+    add_commands(sub)
     return parser
 
 

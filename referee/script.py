@@ -21,6 +21,7 @@ from .table import State
 
 GAME_KEYS = frozenset({"players", "rules", "options", "deck", "hand_sizes"})
 EVENT_KEYS = {
+    "cleared": frozenset({"t", "cleared"}),
     "lay": frozenset({"t", "lay", "seat", "confidence"}),
     "snap": frozenset({"t", "snap"}),
     "wait": frozenset({"t", "wait"}),
@@ -120,7 +121,7 @@ def parse_event(obj: Any, seats: int) -> Event:
         raise _LineError("expected a JSON object")
     if "game" in obj:
         raise _LineError("a second game line: one script holds one game")
-    kinds = [k for k in ("lay", "snap", "wait") if k in obj]
+    kinds = [k for k in ("lay", "snap", "wait", "cleared") if k in obj]
     if len(kinds) != 1:
         raise _LineError(
             'an event line needs exactly one of "lay", "snap" or "wait"'
@@ -153,8 +154,10 @@ def parse_event(obj: Any, seats: int) -> Event:
         seat = obj["snap"]
         _check_seat(seat, seats)
         return Snap(t, seat)
-    if obj["wait"] is not True:
-        raise _LineError(f'"wait" must be true, not {_show(obj["wait"])}')
+    if obj[kind] is not True:
+        raise _LineError(f'"{kind}" must be true, not {_show(obj[kind])}')
+    # `cleared` is the camera seeing the stack taken: the referee already knows who won it,
+    # so it only says that time has reached t.
     return Wait(t)
 
 

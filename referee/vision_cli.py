@@ -1,0 +1,185 @@
+"""The camera's commands: `referee recognize`, `referee watch`, `referee calibrate deck`.
+
+The output contracts are in docs/table-script.md: `watch` prints table-script
+lines (lays with `confidence` and, when the hand's side is known, `seat`, and
+`{"t": ..., "cleared": true}`), so `referee watch clip.mp4 --game g.json | referee
+adjudicate -` works.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+import cv2
+import numpy as np
+
+from hardware.camera import CameraLost, SourceError, open_source
+
+from .errors import UserError
+from .recognise import Profile, ProfileError, Recogniser
+from .render import load_card_images
+from .script import ScriptError, read_script
+from .watcher import PileWatcher, WatchCleared, WatchLay
+
+EXIT_CAMERA_LOST = 3  # the service restarts the camera on this one
+SIDES = ("bottom", "top", "left", "right")
+
+
+def _recogniser(profile_path: str | None) -> Recogniser:
+    if profile_path is None:
+        return Recogniser()
+    try:
+        return Recogniser(Profile.load(profile_path))
+    except ProfileError as e:
+        raise UserError(str(e)) from None
+
+
+def cmd_recognize(args: argparse.Namespace, out: TextIO) -> int:
+    """The top card of each frame: one JSON line per frame, a one-line error per bad frame."""
+    recogniser = _recogniser(args.profile)
+    failed = 0
+    for name in args.frames:
+        image = cv2.imread(name, cv2.IMREAD_COLOR) if Path(name).is_file() else None
+        if image is None:
+            print(f"{name}: cannot read this image", file=sys.stderr)
+            failed += 1
+            continue
+        reading = recogniser.recognise(image)
+        line = {
+            "frame": name,
+            "card": reading.card.code if reading.card is not None else None,
+            "confidence": round(reading.confidence, 3),
+        }
+        out.write(json.dumps(line) + "\n")
+    return 2 if failed else 0
+
+
+def parse_sides(text: str | None) -> dict[str, int] | None:
+    """`bottom=0,left=1,top=2,right=3`: which frame edge each seat's hand comes from."""
+    if not text:
+        return None
+    sides: dict[str, int] = {}
+    for part in text.split(","):
+        side, _, seat = part.partition("=")
+        side = side.strip().lower()
+        if side not in SIDES or not seat.strip().isdigit():
+            raise UserError(
+                f"--seats: {part.strip()!r} should be SIDE=SEAT with SIDE one of {', '.join(SIDES)}"
+            )
+        sides[side] = int(seat)
+    return sides
+
+
+def _game_line(spec: str) -> dict[str, Any]:
+    """--game: a game line (JSON) or a file holding one, checked as adjudicate would."""
+    path = Path(spec)
+    text = path.read_text(encoding="utf-8") if path.is_file() else spec
+    try:
+        _, state = next(read_script([text.strip()], "--game"))
+    except ScriptError as e:
+        raise UserError(str(e)) from None
+    del state
+    return json.loads(text)
+
+
+def cmd_watch(args: argparse.Namespace, out: TextIO) -> int:
+    """Lays (and cleared stacks) seen in a video, an image folder or the camera, as a table script."""
+    game = _game_line(args.game) if args.game else None
+    sides = parse_sides(args.seats)
+    recogniser = _recogniser(args.profile)
+    seen: set[str] = set()  # cards laid since the stack was last cleared: unlikely to come again
+
+    def recognise(image: np.ndarray, mask: np.ndarray | None) -> Any:
+        return recogniser.recognise(image, mask, frozenset(seen))
+
+    try:
+        source = open_source(args.source, fps=args.fps)
+    except SourceError as e:
+        raise UserError(str(e)) from None
+    watcher = PileWatcher(recognise, sides=sides, fps=args.fps or 30.0)
+    live = args.source == "camera" or args.source.isdigit()
+    if game is not None:
+        out.write(json.dumps(game) + "\n")
+    try:
+        with source:
+            for frame in source:
+                for event in watcher.feed(frame):
+                    if type(event) is WatchLay:
+                        seen.add(event.card.code)
+                    elif type(event) is WatchCleared:
+                        seen.clear()
+                    out.write(event.to_json() + "\n")
+                    if live:
+                        out.flush()
+    except CameraLost as e:
+        out.flush()
+        print(f"{e}", file=sys.stderr)
+        return EXIT_CAMERA_LOST
+    if source.skipped:
+        print(f"{source.name}: {source.skipped} unreadable frame(s) skipped", file=sys.stderr)
+    return 0
+
+
+def cmd_calibrate_deck(args: argparse.Namespace, out: TextIO) -> int:
+    """Learn a deck from one camera frame per card, named by code (QS.png, 10H.jpg)."""
+    folder = Path(args.images)
+    if not folder.is_dir():
+        raise UserError(f"{folder}: no such folder of card images")
+    images = {code: img[:, :, :3] if img.ndim == 3 else img for code, img in load_card_images(folder).items()}
+    if not images:
+        raise UserError(f"{folder}: no card images named by code (such as QS.png or 10H.jpg)")
+    profile = Profile.learn(images)
+    if len(profile) == 0:
+        raise UserError(f"{folder}: no card could be found in these images")
+    try:
+        profile.save(args.out)
+    except OSError as e:
+        raise UserError(f"{args.out}: cannot write the profile: {e.strerror or e}") from None
+    missing = 53 - len(images)
+    out.write(f"learned {len(images)} card images into {args.out}")
+    out.write(f" ({missing} of 52 cards and the joker not given)\n" if missing > 0 else "\n")
+    return 0
+
+
+def add_commands(sub: Any) -> None:
+    p = sub.add_parser(
+        "recognize",
+        help="the top card of the pile in each image",
+        description="Print the top card of the pile in each image as JSON lines.",
+    )
+    p.add_argument("frames", nargs="+", metavar="FRAME", help="image files")
+    p.add_argument("--profile", help="a deck profile from `referee calibrate deck`")
+    p.set_defaults(run=cmd_recognize)
+
+    p = sub.add_parser(
+        "watch",
+        help="print the lays seen in a video, an image folder or the camera, as a table script",
+        description="Watch the pile and print each laid card (and each cleared stack) as table-script lines.",
+    )
+    p.add_argument(
+        "source", help="a video file, a folder of frames (read in name order), a webcam index, or camera"
+    )
+    p.add_argument(
+        "--fps", type=float, help="frame rate of an image folder (default 30) or a video's override"
+    )
+    p.add_argument("--game", help="a game line (JSON, or a file holding it) to print first, for adjudicate")
+    p.add_argument(
+        "--seats", help="which frame edge each seat's hand comes from: bottom=0,left=1,top=2,right=3"
+    )
+    p.add_argument("--profile", help="a deck profile from `referee calibrate deck`")
+    p.set_defaults(run=cmd_watch)
+
+    p = sub.add_parser("calibrate", help="calibrate the table: deck", description="Calibration.")
+    cal = p.add_subparsers(dest="what", required=True, metavar="WHAT")
+    d = cal.add_parser(
+        "deck",
+        help="learn a deck from one image per card",
+        description="Learn a deck from one camera frame per card, each named by its code (QS.png, 10H.jpg).",
+    )
+    d.add_argument("--images", required=True, metavar="DIR", help="one image per card, named by code")
+    d.add_argument("--out", required=True, metavar="PROFILE", help="where to write the profile (.npz)")
+    d.set_defaults(run=cmd_calibrate_deck)

@@ -1,0 +1,113 @@
+"""`referee recognize`, `referee watch` and `referee calibrate deck`, end to end."""
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from referee.cards import parse_card
+from referee.cli import main
+from referee.render import STYLES, Placement, render_lay_sequence, render_pile
+from referee.script import adjudicate
+
+CARDS = ["7H", "QS", "2D", "9C", "KH"]
+SEATS = [0, 1, 2, 0, 1]
+SIDES = {0: "bottom", 1: "left", 2: "top"}
+
+
+@pytest.fixture(scope="module")
+def clip(tmp_path_factory):
+    """A rendered clip of five lays, as an image folder, with its ground truth."""
+    folder = tmp_path_factory.mktemp("clip")
+    frames, truth = render_lay_sequence(
+        [parse_card(c) for c in CARDS], SEATS, SIDES, np.random.default_rng(3)
+    )
+    for i, (_, image) in enumerate(frames):
+        cv2.imwrite(str(folder / f"frame{i}.png"), image)
+    return folder, truth
+
+
+def run(capsys, *argv):
+    capsys.readouterr()
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_watch_prints_one_lay_per_card_at_rest_with_its_seat(clip, capsys):
+    folder, truth = clip
+    status, out, _ = run(capsys, "watch", str(folder), "--seats", "bottom=0,left=1,top=2")
+    lays = [json.loads(line) for line in out.splitlines()]
+    assert status == 0
+    assert [(lay["t"], lay["lay"], lay["seat"]) for lay in lays] == [(t, c.code, s) for t, c, s in truth]
+    assert all(0 < lay["confidence"] <= 1 for lay in lays)
+
+
+def test_watch_output_with_a_game_line_is_a_script_adjudicate_rules_on(clip, capsys):
+    folder, _ = clip
+    game = '{"game": {"players": ["Ann", "Bob", "Cy"]}}'
+    status, out, _ = run(capsys, "watch", str(folder), "--game", game, "--seats", "bottom=0,left=1,top=2")
+    rulings = [r.to_json() for r in adjudicate(out.splitlines(), "watch")]
+    assert status == 0
+    assert [r["card"] for r in rulings if r["event"] == "laid"] == CARDS
+
+
+def test_a_cleared_line_from_the_camera_is_accepted_as_time_passing():
+    lines = [
+        '{"game": {"players": ["Ann", "Bob"]}}',
+        '{"t": 1000, "lay": "7H"}',
+        '{"t": 2000, "cleared": true}',
+    ]
+    assert [r.event for r in adjudicate(lines, "x")] == ["laid"]
+
+
+def test_recognize_prints_the_top_card_of_each_frame_and_reports_bad_ones(tmp_path, capsys):
+    image = render_pile(
+        [Placement(parse_card("QS"), 320, 240, 30, 200)], "green_cloth", np.random.default_rng(1)
+    )
+    good = tmp_path / "qs.png"
+    cv2.imwrite(str(good), image)
+    bad = tmp_path / "broken.png"
+    bad.write_bytes(b"not an image")
+    status, out, err = run(capsys, "recognize", str(good), str(bad))
+    assert status == 2
+    assert json.loads(out) | {"confidence": 1} == {"frame": str(good), "card": "QS", "confidence": 1}
+    assert err == f"{bad}: cannot read this image\n"
+
+
+def test_calibrate_deck_learns_a_profile_that_recognize_uses(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    images = tmp_path / "deck"
+    images.mkdir()
+    for code in ("7H", "QS", "2D", "9C", "KH", "AS"):
+        frame = render_pile(
+            [Placement(parse_card(code), 320, 240, 0, 220)], "wood", rng, style=STYLES["thin"]
+        )
+        cv2.imwrite(str(images / f"{code}.png"), frame)
+    profile = tmp_path / "thin.npz"
+    status, out, _ = run(capsys, "calibrate", "deck", "--images", str(images), "--out", str(profile))
+    assert status == 0 and profile.is_file() and "learned 6 card images" in out
+    probe = tmp_path / "probe.png"
+    cv2.imwrite(
+        str(probe),
+        render_pile([Placement(parse_card("KH"), 300, 250, 140, 180)], "dark", rng, style=STYLES["thin"]),
+    )
+    status, out, _ = run(capsys, "recognize", "--profile", str(profile), str(probe))
+    assert status == 0 and json.loads(out)["card"] == "KH"
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["watch", "/no/such/source"], "no such file, folder or camera"),
+        (["watch", ".", "--seats", "middle=1"], "--seats: 'middle=1'"),
+        (["watch", ".", "--game", '{"game": {"players": ["Ann"]}}'], "--game:1: a game has 2 to 8 players"),
+        (["recognize", "--profile", "/no/such.npz", "x.png"], "/no/such.npz"),
+        (["calibrate", "deck", "--images", "/no/such/dir", "--out", "p.npz"], "no such folder"),
+    ],
+    ids=["missing-source", "bad-seats", "bad-game", "missing-profile", "missing-images"],
+)
+def test_mistakes_get_one_line_and_exit_status_2(capsys, argv, words):
+    status, _, err = run(capsys, *argv)
+    assert status == 2 and err.count("\n") == 1 and words in err and "Traceback" not in err
