@@ -17,6 +17,7 @@ test: $(VENV)/.installed
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench_engine.py
 	$(BIN)/python benchmarks/bench_loop.py
+	$(BIN)/python benchmarks/bench_vision.py
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
