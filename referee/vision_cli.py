@@ -14,22 +14,19 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-import cv2
-import numpy as np
-
-from hardware.camera import CameraLost, SourceError, open_source
-
 from .errors import UserError
-from .recognise import Profile, ProfileError, Recogniser
-from .render import load_card_images
 from .script import ScriptError, read_script
-from .watcher import PileWatcher, WatchCleared, WatchLay
+
+# OpenCV and numpy are imported by the commands that use them, not by every `referee`
+# command: adjudicate and demo start faster, and run where the camera extra is absent.
 
 EXIT_CAMERA_LOST = 3  # the service restarts the camera on this one
 SIDES = ("bottom", "top", "left", "right")
 
 
-def _recogniser(profile_path: str | None) -> Recogniser:
+def _recogniser(profile_path: str | None) -> Any:
+    from .recognise import Profile, ProfileError, Recogniser
+
     if profile_path is None:
         return Recogniser()
     try:
@@ -40,6 +37,8 @@ def _recogniser(profile_path: str | None) -> Recogniser:
 
 def cmd_recognize(args: argparse.Namespace, out: TextIO) -> int:
     """The top card of each frame: one JSON line per frame, a one-line error per bad frame."""
+    import cv2
+
     recogniser = _recogniser(args.profile)
     failed = 0
     for name in args.frames:
@@ -88,12 +87,16 @@ def _game_line(spec: str) -> dict[str, Any]:
 
 def cmd_watch(args: argparse.Namespace, out: TextIO) -> int:
     """Lays (and cleared stacks) seen in a video, an image folder or the camera, as a table script."""
+    from hardware.camera import CameraLost, SourceError, open_source
+
+    from .watcher import PileWatcher, WatchCleared, WatchLay
+
     game = _game_line(args.game) if args.game else None
     sides = parse_sides(args.seats)
     recogniser = _recogniser(args.profile)
     seen: set[str] = set()  # cards laid since the stack was last cleared: unlikely to come again
 
-    def recognise(image: np.ndarray, mask: np.ndarray | None) -> Any:
+    def recognise(image: Any, mask: Any) -> Any:
         return recogniser.recognise(image, mask, frozenset(seen))
 
     try:
@@ -126,6 +129,9 @@ def cmd_watch(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_calibrate_deck(args: argparse.Namespace, out: TextIO) -> int:
     """Learn a deck from one camera frame per card, named by code (QS.png, 10H.jpg)."""
+    from .recognise import Profile
+    from .render import load_card_images
+
     folder = Path(args.images)
     if not folder.is_dir():
         raise UserError(f"{folder}: no such folder of card images")
