@@ -309,10 +309,42 @@ def _builtin() -> tuple[tuple, tuple]:
 _CORNER = (0.015, 0.24, 0.012, 0.36)  # x0, x1, y0, y1 as parts of the card
 
 
+_WIDE = (0.34, 0.5)  # x1, y1 of the region searched for a larger index than _CORNER holds
+
+
 def _corner_crop(warped: np.ndarray) -> np.ndarray:
+    """The index corner: the fixed `_CORNER` box, grown to hold the rank and suit when they are larger."""
     h, w = warped.shape[:2]
     x0, x1, y0, y1 = _CORNER
-    return warped[round(y0 * h) : round(y1 * h), round(x0 * w) : round(x1 * w)]
+    ix0, iy0 = round(x0 * w), round(y0 * h)
+    ix1, iy1 = round(x1 * w), round(y1 * h)
+    region = warped[iy0 : round(_WIDE[1] * h), ix0 : round(_WIDE[0] * w)]
+    grey = region.min(axis=2) if region.ndim == 3 else region
+    if int(grey.max()) - int(grey.min()) >= 40:
+        _, ink = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+        rh, rw = ink.shape
+        # The rank's first glyph: the topmost glyph-sized blob near the left edge.
+        first = None
+        for k in range(1, n):
+            x, y, bw, bh, area = stats[k]
+            if (x == 0 and y == 0) or bh < 0.05 * h or bh > 0.2 * h or bw > 0.2 * w or x > 0.1 * w:
+                continue
+            if area < 0.15 * bw * bh or x + bw >= rw or y + bh >= rh:
+                continue
+            if first is None or y < stats[first, cv2.CC_STAT_TOP]:
+                first = k
+        if first is not None:
+            x, y, bw, bh, _ = stats[first]
+            top, bottom, right = y, y + bh, x + bw
+            for k in range(1, n):  # the rest of the rank's row (the 0 of a 10)
+                kx, ky, kw, kh, _ = stats[k]
+                beside = k != first and right - 2 <= kx < right + 0.3 * bh and kw < bh
+                if beside and 0.75 * bh < kh < 1.25 * bh and abs(ky - top) < 0.2 * bh:
+                    right = max(right, kx + kw)
+            ix1 = max(ix1, min(ix0 + round(right + 0.45 * bh), round(_WIDE[0] * w)))
+            iy1 = max(iy1, min(iy0 + round(bottom + 1.35 * bh), round(_WIDE[1] * h)))
+    return warped[iy0:iy1, ix0:ix1]
 
 
 def _index_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int] | None:
