@@ -392,6 +392,35 @@ def _index_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return rank, suit, ink, len(big)
 
 
+# Holes (enclosed background) each rank may have: a cheap check that separates 6 from 5, 9 from 8.
+_HOLES = {
+    "A": (0, 1), "2": (0,), "3": (0,), "4": (0, 1), "5": (0,), "6": (1,), "7": (0,),
+    "8": (2,), "9": (1,), "10": (1, 2), "J": (0, 2), "Q": (1, 2), "K": (0, 1),
+}  # fmt: skip
+# Where a lone hole's centre may lie, as a part of the glyph's height: a 6's is low, a 9's high.
+_HOLE_Y = {
+    "A": (0.35, 0.65),
+    "4": (0.38, 0.64),
+    "6": (0.55, 0.8),
+    "9": (0.2, 0.42),
+    "10": (0.38, 0.6),
+    "Q": (0.15, 0.56),
+}
+HOLE_PENALTY = 0.6
+
+
+def _holes(binary: np.ndarray) -> list[float]:
+    """Enclosed background regions of a glyph bigger than a speck: each one's centre, from 0 (top) to 1."""
+    ys, xs = np.nonzero(binary)
+    if len(xs) < 4:
+        return []
+    crop = cv2.copyMakeBorder(binary[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1], 1, 1, 1, 1, 0)
+    n, _, stats, cents = cv2.connectedComponentsWithStats((crop == 0).astype(np.uint8), connectivity=4)
+    speck = max(3, 0.01 * len(xs))
+    h = crop.shape[0] - 2
+    return [(cents[k][1] - 1) / h for k in range(2, n) if stats[k, cv2.CC_STAT_AREA] >= speck]
+
+
 def _redness(crop: np.ndarray, ink: np.ndarray) -> float:
     """How red the ink is, relative to the paper round it: over about 0.15 is red."""
     sel = ink > 0
@@ -418,6 +447,11 @@ def _read_corner(warped: np.ndarray, banks) -> dict[str, float] | None:
             rank_scores[k] = max(rank_scores[k], v)
         for k, v in _scores(sb, suit, SUITS).items():
             suit_scores[k] = max(suit_scores[k], v)
+    holes = _holes(rank)
+    for r in RANKS:
+        lo, hi = _HOLE_Y.get(r, (0.0, 1.0))
+        if len(holes) not in _HOLES[r] or (len(holes) == 1 and not lo <= holes[0] <= hi):
+            rank_scores[r] -= HOLE_PENALTY
     for s in SUITS:  # ink colour is the surest cue to the suit
         if (s in _REDS) != red:
             suit_scores[s] -= 0.5
