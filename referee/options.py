@@ -6,10 +6,11 @@ are in milliseconds there, and in integer microseconds inside the engine.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
+
+from .errors import show_json
 
 
 class OptionError(ValueError):
@@ -59,25 +60,18 @@ class Options:
         return replace(self, **changes)
 
 
-def _show(value: Any) -> str:
-    try:
-        return json.dumps(value)
-    except (TypeError, ValueError):
-        return repr(value)
-
-
 def _checked(name: str, value: Any) -> Any:
     if name in _CHOICES:
         if value not in _CHOICES[name]:
             choices = " or ".join(repr(c) for c in _CHOICES[name])
-            raise OptionError(f"option {name!r} must be {choices}, not {_show(value)}")
+            raise OptionError(f"option {name!r} must be {choices}, not {show_json(value)}")
         return value
     if name in _WINDOWS_MS:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise OptionError(f"option {name!r} is a time in milliseconds, not {_show(value)}")
+            raise OptionError(f"option {name!r} is a time in milliseconds, not {show_json(value)}")
         if not 0 <= value <= _MAX_WINDOW_MS:
-            raise OptionError(f"option {name!r} must be 0..{_MAX_WINDOW_MS} ms, not {_show(value)}")
+            raise OptionError(f"option {name!r} must be 0..{_MAX_WINDOW_MS} ms, not {show_json(value)}")
         return round(value * 1000)
     if not isinstance(value, bool):
-        raise OptionError(f"option {name!r} must be true or false, not {_show(value)}")
+        raise OptionError(f"option {name!r} must be true or false, not {show_json(value)}")
     return value

@@ -13,6 +13,7 @@ from typing import Any
 
 from .cards import CardError, parse_card
 from .engine import IllegalEvent, SetupError, finish, step
+from .errors import show_json
 from .events import Event, Lay, Snap, Wait
 from .options import OptionError
 from .presets import UnknownPreset, rules_for
@@ -34,14 +35,6 @@ class ScriptError(ValueError):
 
 class _LineError(ValueError):
     """A problem on the current line (its position is added by the reader)."""
-
-
-def _show(value: Any) -> str:
-    """A value as the script wrote it (JSON), for error messages."""
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return repr(value)
 
 
 @dataclass(frozen=True)
@@ -106,7 +99,7 @@ def parse_game(obj: Any) -> GameSpec:
         raise _LineError('"options" must be an object')
     deck = game.get("deck", 52)
     if isinstance(deck, bool) or deck not in (52, 54):
-        raise _LineError(f'"deck" must be 52 or 54, not {_show(deck)}')
+        raise _LineError(f'"deck" must be 52 or 54, not {show_json(deck)}')
     hand_sizes = game.get("hand_sizes")
     if hand_sizes is not None and not isinstance(hand_sizes, list):
         raise _LineError('"hand_sizes" must be a list of card counts')
@@ -134,7 +127,7 @@ def parse_event(obj: Any, seats: int) -> Event:
         raise _LineError(f"unknown key {sorted(unknown)[0]!r} in a {kind} line")
     t = obj.get("t")
     if type(t) is not int or t < 0:
-        raise _LineError(f'"t" must be whole microseconds, 0 or more, not {_show(t)}')
+        raise _LineError(f'"t" must be whole microseconds, 0 or more, not {show_json(t)}')
     if kind == "lay":
         seat = obj.get("seat")
         if seat is not None:
@@ -145,17 +138,17 @@ def parse_event(obj: Any, seats: int) -> Event:
             or not isinstance(confidence, (int, float))
             or not 0 <= confidence <= 1
         ):
-            raise _LineError(f'"confidence" must be a number from 0 to 1, not {_show(confidence)}')
+            raise _LineError(f'"confidence" must be a number from 0 to 1, not {show_json(confidence)}')
         card = obj["lay"]
         if not isinstance(card, str):
-            raise _LineError(f'"lay" must be a card code such as "QS", not {_show(card)}')
+            raise _LineError(f'"lay" must be a card code such as "QS", not {show_json(card)}')
         return Lay(t, parse_card(card), seat)
     if kind == "snap":
         seat = obj["snap"]
         _check_seat(seat, seats)
         return Snap(t, seat)
     if obj[kind] is not True:
-        raise _LineError(f'"{kind}" must be true, not {_show(obj[kind])}')
+        raise _LineError(f'"{kind}" must be true, not {show_json(obj[kind])}')
     # `cleared` is the camera seeing the stack taken: the referee already knows who won it,
     # so it only says that time has reached t.
     return Wait(t)
@@ -163,7 +156,7 @@ def parse_event(obj: Any, seats: int) -> Event:
 
 def _check_seat(seat: Any, seats: int) -> None:
     if type(seat) is not int or not 0 <= seat < seats:
-        raise _LineError(f"seat {_show(seat)} is out of range 0..{seats - 1}")
+        raise _LineError(f"seat {show_json(seat)} is out of range 0..{seats - 1}")
 
 
 _USER_ERRORS = (_LineError, IllegalEvent, SetupError, CardError, OptionError, UnknownPreset)

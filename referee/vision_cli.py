@@ -78,10 +78,9 @@ def _game_line(spec: str) -> dict[str, Any]:
     path = Path(spec)
     text = path.read_text(encoding="utf-8") if path.is_file() else spec
     try:
-        _, state = next(read_script([text.strip()], "--game"))
+        next(read_script([text.strip()], "--game"))  # checked as adjudicate would check it
     except ScriptError as e:
         raise UserError(str(e)) from None
-    del state
     return json.loads(text)
 
 
