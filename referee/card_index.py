@@ -10,14 +10,12 @@ Hershey fonts, so nothing is downloaded.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import cv2
 import numpy as np
 
-from .card_outline import WARP_SIZE
-from .cards import JOKER_CODE, RANKS, SUITS, parse_card
-from .render import STYLES, draw_card, draw_pip
+from .cards import JOKER_CODE, RANKS, SUITS
+from .index_model import glyph_features, load_model
 
 GLYPH = (20, 28)  # normalised glyph box (w, h)
 _REDS = ("H", "D")
@@ -73,52 +71,6 @@ def _scores(bank, binary: np.ndarray, classes: tuple[str, ...]) -> dict[str, flo
     return out
 
 
-_FONTS = (
-    cv2.FONT_HERSHEY_SIMPLEX,
-    cv2.FONT_HERSHEY_DUPLEX,
-    cv2.FONT_HERSHEY_COMPLEX,
-    cv2.FONT_HERSHEY_TRIPLEX,
-    cv2.FONT_HERSHEY_COMPLEX_SMALL,
-    cv2.FONT_HERSHEY_PLAIN,
-)
-
-
-def _text_glyph(text: str, font: int, thickness: int, height: int) -> np.ndarray:
-    (w, h), base = cv2.getTextSize(text, font, 1.0, thickness)
-    s = height / max(h, 1)
-    (w, h), base = cv2.getTextSize(text, font, s, thickness)
-    img = np.zeros((h + base + 2 * thickness + 8, w + 2 * thickness + 8), np.uint8)
-    cv2.putText(img, text, (4 + thickness, h + 4), font, s, 255, thickness, cv2.LINE_AA)
-    return (img > 110).astype(np.uint8) * 255
-
-
-@lru_cache(maxsize=1)
-def _builtin() -> tuple[tuple, tuple]:
-    """Rank and suit templates drawn from Hershey fonts, the renderer's pips and its card styles."""
-    ranks, suits = _Bank(), _Bank()
-    for font in _FONTS:
-        for thickness in (1, 2, 3, 5):
-            for height in (22, 44):
-                t = max(1, round(thickness * height / 44))
-                for r in RANKS:
-                    ranks.add(_text_glyph(r, font, t, height), r)
-    for s in SUITS:
-        for size in (24, 60):
-            img = np.zeros((size + 8, size + 8), np.uint8)
-            draw_pip(img, s, ((size + 8) / 2, (size + 8) / 2), size, 255)
-            suits.add((img > 110).astype(np.uint8) * 255, s)
-            suits.add(cv2.dilate((img > 110).astype(np.uint8) * 255, np.ones((3, 3), np.uint8)), s)
-    # The renderer's own corners, read back through the same pipeline as a photo would be.
-    for style in STYLES.values():
-        for r in RANKS:
-            for s in ("S", "H"):
-                warped = cv2.resize(draw_card(parse_card(r + s), 250, style)[0], WARP_SIZE)
-                parts = _index_parts(warped)
-                if parts is not None:
-                    ranks.add(parts[0], r)
-    return ranks.freeze(), suits.freeze()
-
-
 # Reading the index --------------------------------------------------------------------------
 
 _CORNER = (0.015, 0.24, 0.012, 0.36)  # x0, x1, y0, y1 as parts of the card
@@ -162,6 +114,51 @@ def _corner_crop(warped: np.ndarray) -> np.ndarray:
     return warped[iy0:iy1, ix0:ix1]
 
 
+def _has_hole(mask: np.ndarray) -> bool:
+    """Whether a glyph (non-zero = ink) encloses background bigger than a speck: a 0 does, a pip
+    doesn't."""
+    padded = cv2.copyMakeBorder(mask.astype(np.uint8), 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+    n, _, stats, _ = cv2.connectedComponentsWithStats((padded == 0).astype(np.uint8), connectivity=4)
+    return any(stats[k, cv2.CC_STAT_AREA] >= 3 for k in range(2, n))
+
+
+def _same_line(row: list[int], stats: np.ndarray, labels: np.ndarray) -> list[int]:
+    """The leftmost blob of a row, and beside it the 0 of a 10: of its height and with a hole,
+    unlike a big pip or a picture that shares the row."""
+    row = sorted(row, key=lambda k: stats[k, cv2.CC_STAT_LEFT])
+    h = stats[row[0], cv2.CC_STAT_HEIGHT]
+    out = row[:1]
+    for k in row[1:]:
+        x, y, bw, bh, _ = stats[k]
+        if 0.7 * h <= bh <= 1.3 * h and _has_hole(labels[y : y + bh, x : x + bw] == k):
+            out.append(k)
+    return out
+
+
+def _cut_pictures(ink: np.ndarray, labels: np.ndarray, stats: np.ndarray) -> bool:
+    """Cut a glyph from a big pip or picture it touches (a court card's J against its spade).
+
+    A blob in the index column that is clearly wider than tall is cut at its thinnest column,
+    and the right part dropped unless it has a hole: a 10 whose digits touch stays whole.
+    Changes `ink`; True if it cut anything."""
+    ch, cw = ink.shape
+    cut = False
+    for k in range(1, len(stats)):
+        x, y, bw, bh, _ = stats[k]
+        if x > 0.3 * cw or bw < 1.15 * bh or bh < 0.1 * ch:
+            continue
+        mask = labels[y : y + bh, x : x + bw] == k
+        cols = np.count_nonzero(mask, axis=0)
+        lo, hi = round(0.2 * bw), round(0.85 * bw)
+        if hi <= lo:
+            continue
+        at = lo + int(np.argmin(cols[lo:hi]))
+        if cols[at] <= 0.25 * cols.max() and not _has_hole(mask[:, at:]):
+            ink[y : y + bh, x + at : x + bw][mask[:, at:]] = 0
+            cut = True
+    return cut
+
+
 def _index_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int] | None:
     """Rank glyph, suit pip (each 255 = ink on its own canvas), the ink mask and the row count."""
     crop = _corner_crop(warped)
@@ -171,6 +168,8 @@ def _index_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     _, ink = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     ch, cw = ink.shape
+    if _cut_pictures(ink, labels, stats):
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     keep = []
     for k in range(1, n):
         x, y, bw, bh, area = stats[k]
@@ -202,38 +201,9 @@ def _index_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     big = [r for r in rows if max(stats[k, cv2.CC_STAT_HEIGHT] for k in r) >= 0.06 * ch]
     if len(big) < 2:
         return None
-    rank = np.isin(labels, big[0]).astype(np.uint8) * 255
-    suit = np.isin(labels, big[1]).astype(np.uint8) * 255
+    rank = np.isin(labels, _same_line(big[0], stats, labels)).astype(np.uint8) * 255
+    suit = np.isin(labels, _same_line(big[1], stats, labels)).astype(np.uint8) * 255
     return rank, suit, ink, len(big)
-
-
-# Holes (enclosed background) each rank may have: a cheap check that separates 6 from 5, 9 from 8.
-_HOLES = {
-    "A": (0, 1), "2": (0,), "3": (0,), "4": (0, 1), "5": (0,), "6": (1,), "7": (0,),
-    "8": (2,), "9": (1,), "10": (1, 2), "J": (0, 2), "Q": (1, 2), "K": (0, 1),
-}  # fmt: skip
-# Where a lone hole's centre may lie, as a part of the glyph's height: a 6's is low, a 9's high.
-_HOLE_Y = {
-    "A": (0.35, 0.65),
-    "4": (0.38, 0.64),
-    "6": (0.55, 0.8),
-    "9": (0.2, 0.42),
-    "10": (0.38, 0.6),
-    "Q": (0.15, 0.56),
-}
-HOLE_PENALTY = 0.6
-
-
-def _holes(binary: np.ndarray) -> list[float]:
-    """Enclosed background regions of a glyph bigger than a speck: each one's centre, from 0 (top) to 1."""
-    ys, xs = np.nonzero(binary)
-    if len(xs) < 4:
-        return []
-    crop = cv2.copyMakeBorder(binary[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1], 1, 1, 1, 1, 0)
-    n, _, stats, cents = cv2.connectedComponentsWithStats((crop == 0).astype(np.uint8), connectivity=4)
-    speck = max(3, 0.01 * len(xs))
-    h = crop.shape[0] - 2
-    return [(cents[k][1] - 1) / h for k in range(2, n) if stats[k, cv2.CC_STAT_AREA] >= speck]
 
 
 def _redness(crop: np.ndarray, ink: np.ndarray) -> float:
@@ -247,30 +217,37 @@ def _redness(crop: np.ndarray, ink: np.ndarray) -> float:
     return float(np.median(rn - (gn + bn) / 2))
 
 
-def _read_corner(warped: np.ndarray, banks) -> dict[str, float] | None:
-    """Scores for each code from one corner, or None when it holds no index."""
+COLOUR_PENALTY = 3.0  # nats: ink colour is the surest cue to the suit
+PROFILE_WEIGHT = 4.0  # nats per unit of correlation below a perfect match with the deck's own glyph
+
+
+def _read_corner(warped: np.ndarray, profile_banks: tuple | None = None) -> dict[str, float] | None:
+    """Log-likelihood-like scores for each code from one corner, or None when it holds no index.
+
+    The built-in model gives log-probabilities of rank and suit; a profile's own glyphs add
+    their correlation, so a calibrated deck is read first by its own shapes.
+    """
     parts = _index_parts(warped)
     if parts is None:
         return None
     rank, suit, ink, n_rows = parts
-    crop = _corner_crop(warped)
-    red = _redness(crop, ink) > 0.15
-    rank_scores: dict[str, float] = dict.fromkeys(RANKS, -1.0)
-    suit_scores: dict[str, float] = dict.fromkeys(SUITS, -1.0)
-    for rb, sb in banks:
+    rank_f, suit_f = glyph_features(rank), glyph_features(suit)
+    if rank_f is None or suit_f is None:
+        return None
+    rank_net, suit_net = load_model()
+    rank_lp = dict(zip(rank_net.classes, rank_net.log_probs(rank_f)[0].tolist(), strict=True))
+    suit_lp = dict(zip(suit_net.classes, suit_net.log_probs(suit_f)[0].tolist(), strict=True))
+    if profile_banks is not None:
+        rb, sb = profile_banks
         for k, v in _scores(rb, rank, RANKS).items():
-            rank_scores[k] = max(rank_scores[k], v)
+            rank_lp[k] += PROFILE_WEIGHT * (min(v, 1.0) - 1.0)
         for k, v in _scores(sb, suit, SUITS).items():
-            suit_scores[k] = max(suit_scores[k], v)
-    holes = _holes(rank)
-    for r in RANKS:
-        lo, hi = _HOLE_Y.get(r, (0.0, 1.0))
-        if len(holes) not in _HOLES[r] or (len(holes) == 1 and not lo <= holes[0] <= hi):
-            rank_scores[r] -= HOLE_PENALTY
-    for s in SUITS:  # ink colour is the surest cue to the suit
+            suit_lp[k] += PROFILE_WEIGHT * (min(v, 1.0) - 1.0)
+    red = _redness(_corner_crop(warped), ink) > 0.15
+    for s in SUITS:
         if (s in _REDS) != red:
-            suit_scores[s] -= 0.5
-    out = {r + s: rank_scores[r] + suit_scores[s] for r in RANKS for s in SUITS}
+            suit_lp[s] -= COLOUR_PENALTY
+    out = {r + s: rank_lp[r] + suit_lp[s] for r in RANKS for s in SUITS}
     if n_rows >= 4:  # JOKER written down the corner
-        out[JOKER_CODE] = 1.2
+        out[JOKER_CODE] = 0.0
     return out

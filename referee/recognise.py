@@ -14,14 +14,17 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .card_index import _Bank, _builtin, _index_parts, _read_corner
+from .card_index import _Bank, _index_parts, _read_corner
 from .card_outline import WARP_SIZE, find_top_card, warp_card
 from .cards import RANKS, Card, parse_card
 
 __all__ = ["WARP_SIZE", "Profile", "ProfileError", "Reading", "Recogniser", "find_top_card", "warp_card"]
 
 THUMB = (32, 44)  # whole-card thumbnail for a profile
-SEEN_MARGIN = 0.08  # a seen card gives way to an unseen runner-up this close
+SEEN_MARGIN = 1.0  # nats: a seen card gives way to an unseen runner-up this close (e times likelier)
+MIN_SCORE = -6.0  # below this the best reading is no reading: glyphs unlike any card's
+GROW = (1.0, 1.05)  # warps tried in turn, as parts of the outline found
+THUMB_WEIGHT = 4.0  # nats per unit of thumbnail correlation below the best match
 PROFILE_VERSION = 1
 
 
@@ -129,24 +132,26 @@ class Recogniser:
 
     def __init__(self, profile: Profile | None = None) -> None:
         self.profile = profile
-        self._banks = [_builtin()]
-        if profile is not None and len(profile.ranks[0]):
-            self._banks.insert(0, (profile.ranks, profile.suits))
+        self._banks = (
+            (profile.ranks, profile.suits) if profile is not None and len(profile.ranks[0]) else None
+        )
 
     def read_warped(self, warped: np.ndarray) -> dict[str, float]:
-        """Scores per code for an upright card, both index corners and (with a profile) its picture."""
+        """Scores per code (log-likelihoods, higher is likelier) for an upright card: the better of
+        its two index corners, and (with a profile) how like the deck's own picture of it it is."""
         scores: dict[str, float] = {}
         for view in (warped, warped[::-1, ::-1]):
             got = _read_corner(view, self._banks)
             if got:
                 for k, v in got.items():
-                    scores[k] = max(scores.get(k, -9.0), v)
+                    scores[k] = max(scores.get(k, -99.0), v)
         p = self.profile
-        if p is not None and len(p.thumb_codes):
+        if scores and p is not None and len(p.thumb_codes):
             sim = p.thumbs @ _thumb(warped)
+            top = float(sim.max())
             for code in set(p.thumb_codes.tolist()):
                 best = float(sim[p.thumb_codes == code].max())
-                scores[code] = scores.get(code, 0.0) + 1.5 * best
+                scores[code] = scores.get(code, -99.0) + THUMB_WEIGHT * (best - top)
         return scores
 
     def recognise(
@@ -158,21 +163,30 @@ class Recogniser:
             quad = None
         if quad is None:
             return Reading(None, 0.0)
-        scores = self.read_warped(warp_card(image, quad))
+        scores, norm = {}, 0.0
+        centre = quad.mean(axis=0)
+        for grow in GROW:
+            # An outline found a little inside the card's edge cuts an index that sits close to
+            # it: if the first reading is doubtful, read again from a slightly larger warp.
+            got = self.read_warped(warp_card(image, (quad - centre) * grow + centre))
+            if got:
+                top = max(got.values())
+                got_norm = float(np.log(np.exp(np.array(list(got.values())) - top).sum())) + top
+                if not scores or top > max(scores.values()):
+                    scores, norm = got, got_norm
+                if top - got_norm > np.log(0.9):
+                    break
         if not scores:
             return Reading(None, 0.05, quad)
         ranked = sorted(scores.items(), key=lambda kv: -kv[1])[:5]
-        best, runner = ranked[0], ranked[1] if len(ranked) > 1 else ("", -9.0)
-        margin = best[1] - runner[1]
+        best = ranked[0]
         pick = best
-        if best[0] in seen and runner[0] and runner[0] not in seen and margin < SEEN_MARGIN:
-            pick = runner
-        # Confidence: an absolute fit (two correlations near 1 make 2) times the margin over the next.
-        fit = np.clip((pick[1] - 0.6) / 1.2, 0.0, 1.0)
-        conf = float(fit * np.clip(0.5 + margin / 0.3, 0.0, 1.0))
-        if pick is not best:
-            conf *= 0.8
+        if best[0] in seen:
+            runner = next(((c, s) for c, s in ranked[1:] if c not in seen), None)
+            if runner is not None and best[1] - runner[1] < SEEN_MARGIN:
+                pick = runner
+        conf = float(np.exp(pick[1] - norm))
         ranked_out = tuple((c, round(float(s), 4)) for c, s in ranked)
-        if pick[1] < 0.6:
-            return Reading(None, conf, quad, ranked_out)
+        if pick[1] < MIN_SCORE:
+            return Reading(None, min(conf, 0.2), quad, ranked_out)
         return Reading(parse_card(pick[0]), conf, quad, ranked_out)

@@ -8,7 +8,15 @@ import pytest
 from referee import render
 from referee.card_themes import available_themes, theme_cards
 from referee.cards import SUITED, parse_card
-from referee.recognise import Profile, ProfileError, Reading, Recogniser, find_top_card, warp_card
+from referee.recognise import (
+    SEEN_MARGIN,
+    Profile,
+    ProfileError,
+    Reading,
+    Recogniser,
+    find_top_card,
+    warp_card,
+)
 
 TABLES = ("green_cloth", "wood", "dark", "light")
 THEMES = ("anglo", "tango", "simplistic")
@@ -136,7 +144,7 @@ def test_a_seen_card_gives_way_to_a_close_unseen_runner_up(recogniser):
     plain = recogniser.recognise(frame)
     assert plain.card.code == "8C"
     (_, s1), (runner, s2) = plain.ranked[:2]
-    if s1 - s2 < 0.08:  # close: the unseen runner-up is taken
+    if s1 - s2 < SEEN_MARGIN:  # close: the unseen runner-up is taken
         assert recogniser.recognise(frame, seen=frozenset({"8C"})).card.code == runner
     # Far apart: a seen card that is plainly there is still read.
     far = Recogniser()
@@ -146,11 +154,14 @@ def test_a_seen_card_gives_way_to_a_close_unseen_runner_up(recogniser):
 
 def test_deck_awareness_takes_the_runner_up_when_close(monkeypatch, recogniser):
     frame = single(parse_card("8C"), np.random.default_rng(3), angle=20, width=160)
-    monkeypatch.setattr(Recogniser, "read_warped", lambda self, w: {"8C": 1.80, "8S": 1.76, "3C": 1.0})
+    # Scores are log-likelihoods: 8S is 0.3 nats behind 8C, 3C far behind both.
+    monkeypatch.setattr(Recogniser, "read_warped", lambda self, w: {"8C": -0.2, "8S": -0.5, "3C": -5.0})
     assert recogniser.recognise(frame).card.code == "8C"
     assert recogniser.recognise(frame, seen=frozenset({"8C"})).card.code == "8S"
     assert recogniser.recognise(frame, seen=frozenset({"8C", "8S"})).card.code == "8C"
-    monkeypatch.setattr(Recogniser, "read_warped", lambda self, w: {"8C": 1.80, "8S": 1.50})
+    monkeypatch.setattr(
+        Recogniser, "read_warped", lambda self, w: {"8C": -0.2, "8S": -0.2 - SEEN_MARGIN * 1.5}
+    )
     assert recogniser.recognise(frame, seen=frozenset({"8C"})).card.code == "8C"
 
 

@@ -1,0 +1,74 @@
+"""The built-in index model: the shipped network, its features, and how glyphs are cut out."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from referee.card_index import _index_parts, _read_corner
+from referee.cards import RANKS, SUITS
+from referee.index_model import FEATURES, MODEL_PATH, glyph_features, load_model
+from referee.render import draw_pip
+
+HELD_OUT = ("anglo", "tango", "simplistic", "paris", "bellot", "neoclassical")
+
+
+def test_the_model_ships_with_the_package_and_was_never_shown_the_held_out_themes():
+    rank, suit = load_model()
+    assert rank.classes == RANKS and suit.classes == SUITS
+    with np.load(MODEL_PATH) as data:
+        trained = {str(t) for t in data["trained_themes"]}
+    assert trained and not trained & set(HELD_OUT)
+    assert not any(t.startswith(("anglo", "gnomangelo", "tango", "neoclassical")) for t in trained)
+
+
+def _text(text: str, font: int = cv2.FONT_HERSHEY_DUPLEX, thickness: int = 3) -> np.ndarray:
+    img = np.zeros((80, 120), np.uint8)
+    cv2.putText(img, text, (8, 62), font, 2.0, 255, thickness, cv2.LINE_AA)
+    return (img > 110).astype(np.uint8) * 255
+
+
+def test_features_have_a_fixed_length_and_an_empty_glyph_has_none():
+    assert glyph_features(_text("7")).shape == (FEATURES,)
+    assert glyph_features(np.zeros((30, 20), np.uint8)) is None
+
+
+@pytest.mark.parametrize("rank", RANKS)
+def test_each_rank_drawn_in_a_plain_font_is_named(rank):
+    net, _ = load_model()
+    log_probs = net.log_probs(glyph_features(_text(rank)))[0]
+    assert net.classes[int(np.argmax(log_probs))] == rank
+
+
+@pytest.mark.parametrize("suit", SUITS)
+def test_each_pip_is_named(suit):
+    _, net = load_model()
+    img = np.zeros((60, 60), np.uint8)
+    draw_pip(img, suit, (30, 30), 44, 255)
+    assert net.classes[int(np.argmax(net.log_probs(glyph_features(img))[0]))] == suit
+
+
+def _corner(rank: str, touching_pip: bool) -> np.ndarray:
+    """An upright card with a J in the corner and a court card's big spade right beside it."""
+    card = np.full((280, 200, 3), 245, np.uint8)
+    cv2.putText(card, rank, (8, 40), cv2.FONT_HERSHEY_COMPLEX, 1.1, (20, 20, 20), 2, cv2.LINE_AA)
+    draw_pip(card, "S", (18, 58), 16, (20, 20, 20))
+    (w, _), _ = cv2.getTextSize(rank, cv2.FONT_HERSHEY_COMPLEX, 1.1, 2)
+    draw_pip(card, "S", (8 + w + (14 if touching_pip else 17), 26), 30, (20, 20, 20))
+    return card
+
+
+@pytest.mark.parametrize("touching", [False, True])
+def test_a_big_pip_beside_the_rank_is_not_part_of_it(touching):
+    card = _corner("J", touching)
+    rank = _index_parts(card)[0]
+    assert cv2.boundingRect(cv2.findNonZero(rank))[2] < 30  # the J alone, not J and spade
+    scores = _read_corner(card)
+    assert max(scores, key=scores.get) == "JS"
+
+
+def test_a_ten_stays_whole():
+    card = _corner("10", False)
+    scores = _read_corner(card)
+    assert max(scores, key=scores.get) == "10S"
