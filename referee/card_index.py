@@ -95,7 +95,7 @@ def _corner_crop(warped: np.ndarray) -> np.ndarray:
         first = None
         for k in range(1, n):
             x, y, bw, bh, area = stats[k]
-            if (x == 0 and y == 0) or bh < 0.05 * h or bh > 0.2 * h or bw > 0.2 * w or x > 0.1 * w:
+            if (x == 0 and y == 0) or bh < 0.05 * h or bh > 0.2 * h or bw > 0.3 * w or x > 0.1 * w:
                 continue
             if area < 0.15 * bw * bh or x + bw >= rw or y + bh >= rh:
                 continue
@@ -185,18 +185,20 @@ def _index_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
         keep.append(k)
     if not keep:
         return None
-    # Rows: blobs whose vertical spans overlap belong together (the 1 and 0 of a 10, say).
+    # Rows: blobs that overlap the row's first blob by half the smaller height belong together
+    # (the 1 and 0 of a 10). Measured against the first blob, not the row's growing span, so that
+    # a big pip beside the rank, reaching lower, doesn't swallow the suit row under it.
     keep.sort(key=lambda k: stats[k, cv2.CC_STAT_TOP])
     rows: list[list[int]] = []
-    bottom = -1
     for k in keep:
-        top, kb = stats[k, cv2.CC_STAT_TOP], stats[k, cv2.CC_STAT_TOP] + stats[k, cv2.CC_STAT_HEIGHT]
-        if rows and top < bottom - 1:
-            rows[-1].append(k)
-            bottom = max(bottom, kb)
-        else:
-            rows.append([k])
-            bottom = kb
+        top, kh = stats[k, cv2.CC_STAT_TOP], stats[k, cv2.CC_STAT_HEIGHT]
+        if rows:
+            a = rows[-1][0]
+            at, ah = stats[a, cv2.CC_STAT_TOP], stats[a, cv2.CC_STAT_HEIGHT]
+            if min(at + ah, top + kh) - max(at, top) >= 0.5 * min(ah, kh):
+                rows[-1].append(k)
+                continue
+        rows.append([k])
     # The rank is the first row that is big enough; tiny specks above are noise.
     big = [r for r in rows if max(stats[k, cv2.CC_STAT_HEIGHT] for k in r) >= 0.06 * ch]
     if len(big) < 2:
@@ -218,6 +220,7 @@ def _redness(crop: np.ndarray, ink: np.ndarray) -> float:
 
 
 COLOUR_PENALTY = 3.0  # nats: ink colour is the surest cue to the suit
+JOKER_SCORE = -2.0  # four rows down the corner spell JOKER, unless a card reads more surely
 PROFILE_WEIGHT = 4.0  # nats per unit of correlation below a perfect match with the deck's own glyph
 
 
@@ -249,5 +252,5 @@ def _read_corner(warped: np.ndarray, profile_banks: tuple | None = None) -> dict
             suit_lp[s] -= COLOUR_PENALTY
     out = {r + s: rank_lp[r] + suit_lp[s] for r in RANKS for s in SUITS}
     if n_rows >= 4:  # JOKER written down the corner
-        out[JOKER_CODE] = 0.0
+        out[JOKER_CODE] = JOKER_SCORE
     return out
