@@ -159,8 +159,9 @@ def _cut_pictures(ink: np.ndarray, labels: np.ndarray, stats: np.ndarray) -> boo
     return cut
 
 
-def _index_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int] | None:
-    """Rank glyph, suit pip (each 255 = ink on its own canvas), the ink mask and the row count."""
+def _index_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, int] | None:
+    """Rank glyph, suit pip (each 255 = ink on its own canvas), whether the ink is red, and the
+    number of rows of glyphs."""
     crop = _corner_crop(warped)
     grey = crop.min(axis=2) if crop.ndim == 3 else crop  # red ink is dark in its weakest channel
     if int(grey.max()) - int(grey.min()) < 40:
@@ -205,7 +206,7 @@ def _index_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
         return None
     rank = np.isin(labels, _same_line(big[0], stats, labels)).astype(np.uint8) * 255
     suit = np.isin(labels, _same_line(big[1], stats, labels)).astype(np.uint8) * 255
-    return rank, suit, ink, len(big)
+    return rank, suit, _redness(crop, ink) > 0.15, len(big)
 
 
 def _redness(crop: np.ndarray, ink: np.ndarray) -> float:
@@ -233,7 +234,7 @@ def _read_corner(warped: np.ndarray, profile_banks: tuple | None = None) -> dict
     parts = _index_parts(warped)
     if parts is None:
         return None
-    rank, suit, ink, n_rows = parts
+    rank, suit, red, n_rows = parts
     rank_f, suit_f = glyph_features(rank), glyph_features(suit)
     if rank_f is None or suit_f is None:
         return None
@@ -246,7 +247,6 @@ def _read_corner(warped: np.ndarray, profile_banks: tuple | None = None) -> dict
             rank_lp[k] += PROFILE_WEIGHT * (min(v, 1.0) - 1.0)
         for k, v in _scores(sb, suit, SUITS).items():
             suit_lp[k] += PROFILE_WEIGHT * (min(v, 1.0) - 1.0)
-    red = _redness(_corner_crop(warped), ink) > 0.15
     for s in SUITS:
         if (s in _REDS) != red:
             suit_lp[s] -= COLOUR_PENALTY
