@@ -106,18 +106,24 @@ def cmd_watch(args: argparse.Namespace, out: TextIO) -> int:
     live = args.source == "camera" or args.source.isdigit()
     if game is not None:
         out.write(json.dumps(game) + "\n")
+
+    def emit(events: list) -> None:
+        for event in events:
+            if type(event) is WatchLay:
+                seen.add(event.card.code)
+            elif type(event) is WatchCleared:
+                seen.clear()
+            out.write(event.to_json() + "\n")
+            if live:
+                out.flush()
+
     try:
         with source:
             for frame in source:
-                for event in watcher.feed(frame):
-                    if type(event) is WatchLay:
-                        seen.add(event.card.code)
-                    elif type(event) is WatchCleared:
-                        seen.clear()
-                    out.write(event.to_json() + "\n")
-                    if live:
-                        out.flush()
+                emit(watcher.feed(frame))
+        emit(watcher.finish())
     except CameraLost as e:
+        emit(watcher.finish())
         out.flush()
         print(f"{e}", file=sys.stderr)
         return EXIT_CAMERA_LOST

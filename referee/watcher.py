@@ -37,7 +37,7 @@ import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -80,6 +80,17 @@ class WatchCleared:
 WatchEvent = WatchLay | WatchCleared
 
 _START, _STILL, _MOTION = "start", "still", "motion"
+
+
+class _Pending(NamedTuple):
+    """A settled card being read: its rest time, hint, best reading so far, seat, and reads made."""
+
+    t_us: int
+    mask: np.ndarray
+    card: Card | None
+    confidence: float
+    seat: int | None
+    reads: int
 
 
 def _reading(result: Any) -> tuple[Card | None, float]:
@@ -128,6 +139,8 @@ class PileWatcher:
         stale_s: float = 1.5,
         min_confidence: float = 0.0,
         start_empty: bool = True,
+        reread_below: float = 0.6,
+        rereads: int = 2,
     ) -> None:
         unknown = set(sides or {}) - set(EDGES)
         if unknown:
@@ -148,6 +161,8 @@ class PileWatcher:
         self.stale_frames = max(self.settle_frames, round(stale_s * self.fps))
         self.min_confidence = float(min_confidence)
         self.start_empty = start_empty
+        self.reread_below = float(reread_below)
+        self.rereads = int(rereads)
         # Diagnostics.
         self.settles = 0
         self.unread = 0  # settles with a change the recogniser could not read
@@ -168,6 +183,7 @@ class PileWatcher:
         self._edges = np.zeros(4, np.int64)
         self._prev_t = 0
         self._have_prev = False
+        self._pending: _Pending | None = None
 
     # Buffers -----------------------------------------------------------------------------
 
@@ -271,7 +287,13 @@ class PileWatcher:
         self._prev_t = t
         return events
 
+    def finish(self) -> list[WatchEvent]:
+        """The stream ended: the lay still being read again, if any."""
+        return self._conclude()
+
     def _step(self, frame: Frame, t: int) -> list[WatchEvent]:
+        if self._pending is not None:
+            return self._reread(frame)
         if self._state == _START:
             if self._run >= self.settle_frames:
                 self._set_reference()
@@ -317,18 +339,44 @@ class PileWatcher:
         else:
             hint = self._new_card_area()
             if hint is not None:
-                card, confidence = _reading(self.recognise(frame.image, self._full_mask(hint)))
-                if card is None or confidence < self.min_confidence:
-                    self.unread += 1
-                elif card is self._top or card == self._top:
-                    self.nudges += 1
-                else:
-                    events.append(WatchLay(t, card, confidence, self._seat()))
-                    self._top = card
+                mask = self._full_mask(hint)
+                card, confidence = _reading(self.recognise(frame.image, mask))
+                self._pending = _Pending(t, mask, card, confidence, self._seat(), 1)
+                if (card is not None and confidence >= self.reread_below) or self.rereads == 0:
+                    events += self._conclude()
                 self._pile = hint if self._pile is None else cv2.bitwise_or(self._pile, hint)
         self._set_reference()
         self._state = _STILL
         return events
+
+    def _reread(self, frame: Frame) -> list[WatchEvent]:
+        """A doubtful reading: read the card again on the next still frames (another frame's noise,
+        glare and compression), keep the surest, and report within `rereads` frames."""
+        p = self._pending
+        assert p is not None and self._ref is not None
+        if self._changed(self._cur, self._ref) > self._motion_px:
+            events = self._conclude()  # a hand is coming: report what we have, then watch it
+            return events + self._step(frame, int(frame.t_us))
+        card, confidence = _reading(self.recognise(frame.image, p.mask))
+        if card is not None and (p.card is None or confidence > p.confidence):
+            p = p._replace(card=card, confidence=confidence)
+        self._pending = p = p._replace(reads=p.reads + 1)
+        if (p.card is not None and p.confidence >= self.reread_below) or p.reads > self.rereads:
+            return self._conclude()
+        return []
+
+    def _conclude(self) -> list[WatchEvent]:
+        p, self._pending = self._pending, None
+        if p is None:
+            return []
+        if p.card is None or p.confidence < self.min_confidence:
+            self.unread += 1
+        elif p.card is self._top or p.card == self._top:
+            self.nudges += 1
+        else:
+            self._top = p.card
+            return [WatchLay(p.t_us, p.card, p.confidence, p.seat)]
+        return []
 
     def _new_card_area(self) -> np.ndarray | None:
         """The changed area not joined to the border, grown a little, if it is big enough for a card."""

@@ -199,3 +199,60 @@ def test_per_frame_cost(game, size):
         watcher.feed(Frame(image, t, k))
     per_frame = (time.perf_counter() - start) / len(timed) * 1e3
     print(f"\nwatcher at {size[0]}x{size[1]}: {per_frame:.3f} ms per frame ({len(timed)} frames)")
+
+
+class DoubtfulFirst(TruthRecogniser):
+    """The true card, but read doubtfully (or not at all) the first `doubtful` times a rest is read."""
+
+    def __init__(self, frames, truth, doubtful: int, unreadable: bool = False) -> None:
+        super().__init__(frames, truth)
+        self.doubtful, self.unreadable = doubtful, unreadable
+        self.reads: dict[int, int] = {}
+        self.frames_read: list[int] = []
+
+    def __call__(self, image, hint):
+        got = super().__call__(image, hint)
+        self.frames_read.append(self.t_of[id(image)])
+        rest = max(t for t, _, _ in self.truth if t <= self.t_of[id(image)])
+        self.reads[rest] = self.reads.get(rest, 0) + 1
+        if self.reads[rest] <= self.doubtful:
+            return SimpleNamespace(card=None if self.unreadable else got.card, confidence=0.2)
+        return got
+
+
+@pytest.mark.parametrize("unreadable", [False, True])
+def test_a_doubtful_reading_is_read_again_on_the_next_still_frames(game, unreadable):
+    frames, truth = game
+    doubter = DoubtfulFirst(frames, truth, doubtful=1, unreadable=unreadable)
+    events = run(PileWatcher(doubter, sides=SIDES), frames)
+    got = lays(events)
+    assert [e.card for e in got] == [card for _, card, _ in truth]
+    for e, (t_rest, _, _) in zip(got, truth, strict=True):
+        assert e.t_us == t_rest  # stamped at rest, though read a frame later
+        assert e.confidence == pytest.approx(0.99)
+    assert all(n == 2 for n in doubter.reads.values())  # one doubtful read, one sure
+
+
+def test_rereads_stop_after_their_budget_and_keep_the_best_reading(game):
+    frames, truth = game
+    doubter = DoubtfulFirst(frames, truth, doubtful=99)
+    watcher = PileWatcher(doubter, sides=SIDES, rereads=2)
+    got = lays(run(watcher, frames) + watcher.finish())
+    assert [e.card for e in got] == [card for _, card, _ in truth]  # still reported, doubtfully
+    assert all(e.confidence == pytest.approx(0.2) for e in got)
+    assert all(n == 3 for n in doubter.reads.values())  # the first read and two rereads
+    # Reported within 3 frames of rest: the reads were on the rest's next frames.
+    index = {t: k for k, (t, _) in enumerate(frames)}
+    for t_rest, _, _ in truth:
+        reads = [index[t] for t in doubter.frames_read if max(r for r, _, _ in truth if r <= t) == t_rest]
+        assert max(reads) - index[t_rest] <= 3
+
+
+def test_a_lay_still_being_read_when_the_stream_ends_is_reported_by_finish(game):
+    frames, truth = game
+    last_rest = next(k for k, (t, _) in enumerate(frames) if t == truth[-1][0])
+    watcher = PileWatcher(DoubtfulFirst(frames, truth, doubtful=99), sides=SIDES)
+    events = run(watcher, frames[: last_rest + 2])  # the stream stops a frame after the last rest
+    assert truth[-1][1] not in [e.card for e in lays(events)]
+    assert [e.card for e in lays(watcher.finish())] == [truth[-1][1]]
+    assert watcher.finish() == []
