@@ -1,14 +1,25 @@
 """The top card of the pile: its outline as a quadrilateral, and the card warped upright.
 
-Pure functions over BGR uint8 images, cheap enough for a Pi frame loop. With a change
-mask (the new card) the search covers only the area round it; otherwise rectangles come
-from two sources, edges (Canny on the blurred L channel, which works on light tables) and
-paper (bright, low-saturation pixels far from the table colour), scored by how card-like
-they are and how much of their outline has edges under it: on a pile only the top card's
-outline is whole.
+Pure functions over BGR uint8 images, cheap enough for a Pi frame loop. Two stages:
+
+1. Rough boxes. With a change mask (the watcher's: where the new card appeared) the mask's
+   own box, and only if that is not sure, a search of the area round it. Without one, on a
+   copy at most WORK_WIDTH wide: contours of edges (Canny on the blurred grey image, which
+   works on light tables) and of paper cut along the edges (bright pixels far from the table
+   colour: overlapping cards come apart along the top card's outline); if none of those is a
+   card, rectangles between pairs of long parallel edge lines.
+2. Each side of a rough box is moved onto the card's edge on the full-size image: grey levels
+   are sampled on profiles across the side (only those pixels are read), and a line is fitted
+   through the steps most profiles share. The fit makes the corners exact whatever the rough
+   box was (grown by a shadow and the mask's margin, shrunk to a printed border, cut by glare).
+   On a pile only the top card's outline is whole: the share of each side with a step under
+   the fitted line, and which of two overlapping cards' outlines runs on across the other,
+   pick the card.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -17,7 +28,18 @@ from .render import ASPECT
 
 WARP_SIZE = (200, 280)
 MIN_WIDTH, MAX_WIDTH = 90, 480  # card widths accepted, a margin round 120..400 px
-WORK_WIDTH = 640  # frames wider than this are searched at this width
+ASPECT_RANGE = (0.6, 0.78)  # short / long side of a found card
+WORK_WIDTH = 640  # frames wider than this are searched at this width (the sides are refined after)
+HINT_WORK = 240  # a hinted crop is searched at most this big
+_KEEP = 6  # rough rectangles refined per frame
+_GREY = np.array([0.114, 0.587, 0.299], np.float32)  # BGR to luma
+_WHOLE = 0.45  # the share of a quad's outline with an edge under it that makes a card
+_SURE = 0.8  # ... that makes the change mask's card sure: no search round it
+_LINES = 0.93  # ... that a quad found from straight sides must have
+_SIDE = 0.3  # ... that each side must have
+_ALONG = 28  # profiles per side in the last fit
+_STEP = 7.0  # grey levels per px that make a step in a profile across a side
+_GROWN = 0.85  # the share of a whole outline round a card-shaped frame that makes it the card
 
 
 def _order_quad(pts: np.ndarray) -> np.ndarray:
@@ -38,21 +60,24 @@ def _size_ok(w: float, h: float, scale: float) -> bool:
     return MIN_WIDTH <= short <= MAX_WIDTH and long_ > 0 and 0.58 <= short / long_ <= 0.86
 
 
-def _from_mask(mask: np.ndarray) -> np.ndarray | None:
-    n, labels, stats, _ = cv2.connectedComponentsWithStats((mask > 127).astype(np.uint8), connectivity=8)
-    if n < 2:
-        return None
-    k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    ys, xs = np.nonzero(labels == k)
-    rect = cv2.minAreaRect(np.stack([xs, ys], axis=1).astype(np.float32))
-    if not _size_ok(*rect[1], 1.0):
-        return None
-    return _order_quad(cv2.boxPoints(rect))
+def _quad_ok(quad: np.ndarray) -> bool:
+    """Card-sized, card-shaped and nearly a rectangle."""
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    w, h = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+    if not _size_ok(w, h, 1.0):
+        return False
+    # Cards run 0.64 (French) to 0.74 (bridge) wide for their length: a side moved onto a line
+    # printed on the card makes a squatter box.
+    if not ASPECT_RANGE[0] <= min(w, h) / max(w, h) <= ASPECT_RANGE[1]:
+        return False
+    if abs(sides[0] - sides[2]) > 0.12 * sides[0] or abs(sides[1] - sides[3]) > 0.12 * sides[1]:
+        return False
+    return cv2.isContourConvex(quad.reshape(-1, 1, 2).astype(np.float32))
 
 
 def _edge_support(near: np.ndarray, box: np.ndarray) -> float:
     """The share of the rectangle's outline (corners left out: they are rounded) near an edge."""
-    t = np.linspace(0.12, 0.88, 24)[:, None]
+    t = np.linspace(0.12, 0.88, 16, dtype=np.float32)[:, None]
     p = np.concatenate([box[i] + t * (box[(i + 1) % 4] - box[i]) for i in range(4)])
     p = np.round(p).astype(int)
     h, w = near.shape
@@ -62,102 +87,475 @@ def _edge_support(near: np.ndarray, box: np.ndarray) -> float:
     return float(np.count_nonzero(near[p[inside, 1], p[inside, 0]])) / len(p)
 
 
-def _candidates(
-    binary: np.ndarray, scale: float, mode: int, grow: float = 0.0
-) -> list[tuple[np.ndarray, float, float]]:
-    """Rotated rectangles of card size round the contours of `binary` (grown by `grow` px), with
-    their solidity."""
+def _candidates(binary: np.ndarray, scale: float, mode: int, grow: float = 0.0) -> list[np.ndarray]:
+    """Rotated rectangles of card size round the solid contours of `binary` (grown by `grow` px)."""
     out = []
     contours, _ = cv2.findContours(binary, mode, cv2.CHAIN_APPROX_SIMPLE)
-    min_area = (MIN_WIDTH * scale) ** 2 * ASPECT * 0.7
+    min_area = (MIN_WIDTH * scale) ** 2 * ASPECT * 0.6
     for cnt in contours:
+        if len(cnt) < 6:  # a card's outline has rounded corners: many points
+            continue
         area = cv2.contourArea(cnt)
         if area < min_area:
             continue
         centre, (rw, rh), angle = cv2.minAreaRect(cnt)
         area *= (rw + 2 * grow) * (rh + 2 * grow) / max(1.0, rw * rh)
         rw, rh = rw + 2 * grow, rh + 2 * grow
-        rect = (centre, (rw, rh), angle)
-        if not _size_ok(rw, rh, scale):
+        # Loose: the sides are refined later, so a box a shadow or a notch of glare spoils will do.
+        if not _size_ok(rw, rh, scale * 1.08) and not _size_ok(rw, rh, scale * 0.92):
             continue
-        solidity = area / max(1.0, rw * rh)
-        if solidity < 0.8:
+        if area / max(1.0, rw * rh) < 0.5:
             continue
-        out.append((cv2.boxPoints(rect), solidity, rw * rh))
+        out.append(cv2.boxPoints((centre, (rw, rh), angle)))
     return out
+
+
+def _rough(small: np.ndarray, scale: float) -> tuple[list[np.ndarray], np.ndarray | None]:
+    """Card-like rectangles on the small copy, the likeliest first (at most _KEEP), and its edges."""
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    light = cv2.GaussianBlur(grey, (5, 5), 0)
+    if int(light.max()) - int(light.min()) < 20:
+        return [], None  # a flat frame: black, burnt out, or a bare table
+    # Edges: thresholds from the gradient's own spread, so faint light-on-light outlines count.
+    gx = cv2.Sobel(light, cv2.CV_16S, 1, 0)
+    gy = cv2.Sobel(light, cv2.CV_16S, 0, 1)
+    mag = cv2.add(cv2.convertScaleAbs(gx), cv2.convertScaleAbs(gy))
+    hist = cv2.calcHist([mag], [0], None, [256], [0, 256]).ravel()
+    hi = float(np.clip(np.searchsorted(np.cumsum(hist), 0.9 * mag.size), 40, 300))
+    edges = cv2.Canny(gx, gy, hi * 0.4, hi, L2gradient=False)
+    near = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    # Two closings: a thin one keeps glyphs near the border apart from the outline, a thick one
+    # bridges gaps in it (glare, a card's edge on a card of the same colour); inner contours
+    # shrink by the dilation, so their rectangles grow back by it.
+    cands = []
+    closed = near
+    for k in (3, 5):
+        closed = near if k == 3 else cv2.dilate(edges, np.ones((k, k), np.uint8))
+        cands += _candidates(closed, scale, cv2.RETR_LIST, grow=(k - 1) / 2)
+    # Paper: far from the table colour (the median of the frame's edge) and bright.
+    border = np.concatenate([small[0], small[-1], small[:, 0], small[:, -1]])
+    table = np.partition(border, len(border) // 2, axis=0)[len(border) // 2]
+    diff = cv2.absdiff(small, (*(float(v) for v in table), 0.0))
+    diff = cv2.transform(diff, np.ones((1, 3), np.float32))  # the sum over channels, saturating
+    paper = cv2.bitwise_and(
+        cv2.threshold(diff, 40, 255, cv2.THRESH_BINARY)[1],
+        cv2.threshold(grey, 100, 255, cv2.THRESH_BINARY)[1],
+    )
+    paper = cv2.morphologyEx(paper, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    # Paper cut along the edges: overlapping cards come apart along the top card's outline.
+    cut = cv2.bitwise_and(paper, cv2.bitwise_not(closed))
+    cands += _candidates(cut, scale, cv2.RETR_EXTERNAL, grow=2.0)
+    return _likeliest(cands, edges), edges
+
+
+def _likeliest(cands: list[np.ndarray], edges: np.ndarray) -> list[np.ndarray]:
+    """The rough boxes with most edges along them, near-duplicates left out (at most _KEEP)."""
+    # Rough boxes are often a few px off (a shadow, a printed border): count edges nearby.
+    near = cv2.dilate(edges, np.ones((7, 7), np.uint8))
+    scored = [(_edge_support(near, box), box) for box in cands]
+    scored = [s for s in scored if s[0] > 0.3]
+    scored.sort(key=lambda t: -t[0])
+    # Near-duplicates (the same card from several sources) are refined once.
+    keep: list[np.ndarray] = []
+    for _, box in scored:
+        c = box.mean(axis=0)
+        if all(np.abs(c - k.mean(axis=0)).max() > 3 for k in keep):
+            keep.append(box)
+        if len(keep) == _KEEP:
+            break
+    return keep
+
+
+def _line_seeds(edges: np.ndarray, scale: float) -> list[np.ndarray]:
+    """Rectangles between pairs of long parallel edge lines a card's width or length apart."""
+    lo = MIN_WIDTH * scale
+    segs = cv2.HoughLinesP(edges, 1, np.pi / 180, int(0.25 * lo), minLineLength=0.3 * lo, maxLineGap=3)
+    if segs is None:
+        return []
+    segs = segs.reshape(-1, 4).astype(np.float32)
+    length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
+    order = np.argsort(-length)[:80]
+    # Pieces of one straight side (the transform breaks them up) joined: angle, offset, extent.
+    lines: list[list[float]] = []
+    for x0, y0, x1, y1 in segs[order]:
+        ang = float(np.arctan2(y1 - y0, x1 - x0)) % np.pi
+        u = np.array([np.cos(ang), np.sin(ang)])
+        rho = -u[1] * (x0 + x1) / 2 + u[0] * (y0 + y1) / 2
+        t0, t1 = sorted((u[0] * x0 + u[1] * y0, u[0] * x1 + u[1] * y1))
+        for line in lines:
+            if abs(line[0] - ang) < 0.035 and abs(line[1] - rho) < 3:
+                line[2], line[3] = min(line[2], t0), max(line[3], t1)
+                break
+        else:
+            lines.append([ang, rho, t0, t1])
+    lines = [ln for ln in lines if ln[3] - ln[2] >= 0.5 * lo][:40]
+    out = []
+    for i, (ang, rho, a1, b1) in enumerate(lines):
+        for ang2, rho2, a2, b2 in lines[i + 1 :]:
+            if abs(ang - ang2) > 0.07:  # not parallel within 4 degrees
+                continue
+            gap = rho2 - rho
+            if not lo * 0.9 <= abs(gap) <= MAX_WIDTH * scale * 1.6:
+                continue
+            if min(b1, b2) - max(a1, a2) < 0.5 * min(b1 - a1, b2 - a2):
+                continue  # side by side, not facing each other
+            t0, t1 = min(a1, a2), max(b1, b2)
+            if not 0.55 <= min(t1 - t0, abs(gap)) / max(t1 - t0, abs(gap)) <= 0.9:
+                continue
+            u = np.array([np.cos(ang), np.sin(ang)], np.float32)
+            n = np.array([-u[1], u[0]], np.float32)
+            p0, p1 = rho * n + t0 * u, rho * n + t1 * u
+            out.append(np.array([p0, p1, p1 + gap * n, p0 + gap * n], np.float32))
+    return out
+
+
+def _refine(
+    image: np.ndarray, quad: np.ndarray, reach: tuple[int, int], outermost: bool = False, along: int = 20
+) -> tuple[np.ndarray | None, np.ndarray]:
+    """The quad with each side moved onto the card's edge, and which of the `along` profiles
+    per side (4 x along, bool) have a step under the fitted side: all of them for the top card.
+    `reach` = (px in, px out) searched.
+
+    Grey levels are sampled on `along` profiles across each side; the edge is the offset where
+    most profiles have a sharp step, and a line is fitted through those steps (sub-pixel).
+    """
+    quad = quad.astype(np.float32)
+    a, b = quad, np.roll(quad, -1, axis=0)
+    d = b - a
+    n = np.stack([d[:, 1], -d[:, 0]], axis=1) / np.maximum(np.linalg.norm(d, axis=1), 1e-6)[:, None]
+    n *= np.where(np.sum(n * ((a + b) / 2 - quad.mean(axis=0)), axis=1) < 0, -1.0, 1.0)[:, None]
+    n = n.astype(np.float32)
+    t = np.linspace(0.1, 0.9, along, dtype=np.float32)
+    offs = np.arange(-reach[0], reach[1] + 1, dtype=np.float32)
+    base = a[:, None, :] + t[None, :, None] * d[:, None, :]  # (4, along, 2)
+    pts = base[:, :, None, :] + offs[None, None, :, None] * n[:, None, None, :]  # (4, along, m, 2)
+    flat = pts.reshape(1, -1, 2)
+    # Only the profiles are sampled (from the colour image: no grey copy of the frame is made).
+    prof = cv2.remap(image, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    prof = prof.reshape(*pts.shape[:3], 3).astype(np.float32) @ _GREY
+    step = np.abs(np.diff(prof, axis=2))  # (4, along, m - 1): the step between offsets j and j + 1
+    # A step counts where it is a local peak of its profile and strong enough.
+    pad = np.pad(step, ((0, 0), (0, 0), (1, 1)))
+    peak = (step >= _STEP) & (step >= pad[:, :, :-2]) & (step >= pad[:, :, 2:])
+    h, w = image.shape[:2]
+    x, y = base[..., 0], base[..., 1]
+    inside = (x >= 2) & (x < w - 2) & (y >= 2) & (y < h - 2)
+    peak &= inside[:, :, None]
+    # Votes weighted by the step: a shadow's soft edge loses to the card's sharp one.
+    votes = np.where(peak, np.minimum(step, 25.0), 0.0).sum(axis=1)  # (4, m - 1)
+    votes[:, 1:-1] += votes[:, :-2] + votes[:, 2:]
+    votes[:, [0, -1]] = 0
+    best = np.argmax(votes, axis=1)
+    if outermost:
+        # Coming in from outside the card: its own edge before any frame printed on it.
+        strong = votes >= 0.5 * votes[np.arange(4), best][:, None]
+        best = votes.shape[1] - 1 - np.argmax(strong[:, ::-1], axis=1)
+    # Per profile the strongest peak within 2 px of the vote, its position refined to sub-pixel.
+    m1 = step.shape[2]
+    cols = np.clip(best[:, None] + np.arange(-2, 3)[None, :], 1, m1 - 2)  # (4, 5)
+    win = np.take_along_axis(step * peak, np.broadcast_to(cols[:, None, :], (4, along, 5)), axis=2)
+    k = np.argmax(win, axis=2)
+    ok = np.take_along_axis(win, k[..., None], axis=2)[..., 0] > 0
+    col = np.take_along_axis(np.broadcast_to(cols[:, None, :], (4, along, 5)), k[..., None], axis=2)[..., 0]
+    s0, s1, s2 = (np.take_along_axis(step, (col + j)[..., None], axis=2)[..., 0] for j in (-1, 0, 1))
+    pos = offs[col] + 0.5 + (s2 - s0) / np.maximum(s0 + s1 + s2, 1e-3)
+    # A weighted least-squares line through them, once more without the outliers.
+    wgt = ok.astype(np.float32)
+    for _ in range(2):
+        sw = np.maximum(wgt.sum(axis=1), 1e-6)
+        mt = (wgt * t).sum(axis=1) / sw
+        mp = (wgt * pos).sum(axis=1) / sw
+        var = (wgt * (t - mt[:, None]) ** 2).sum(axis=1)
+        slope = (wgt * (t - mt[:, None]) * (pos - mp[:, None])).sum(axis=1) / np.maximum(var, 1e-6)
+        icept = mp - slope * mt
+        fit = np.abs(pos - (slope[:, None] * t + icept[:, None])) < 1.5
+        wgt = (ok & fit).astype(np.float32)
+    # A side with no edge to fit (off the frame, white on white) stays where it was.
+    lost = wgt.sum(axis=1) < 3
+    slope[lost], icept[lost], wgt[lost] = 0.0, 0.0, 0.0
+    # Profiles off the frame neither count for a side nor against it (but see _refined).
+    whole = (wgt > 0) | ~inside
+    if inside.mean() < 0.6:
+        whole[:] = False  # mostly off the frame, or a box round the frame
+    # The fitted lines: offset icept at t = 0 and icept + slope at t = 1, along each side.
+    p0 = a + n * icept[:, None]
+    p1 = b + n * (icept + slope)[:, None]
+    dirs = p1 - p0
+    corners = []
+    for i in range(4):
+        j = i - 1
+        den = dirs[j, 0] * dirs[i, 1] - dirs[j, 1] * dirs[i, 0]
+        if abs(den) < 1e-6:
+            return None, wgt > 0
+        u = ((p0[i, 0] - p0[j, 0]) * dirs[i, 1] - (p0[i, 1] - p0[j, 1]) * dirs[i, 0]) / den
+        corners.append(p0[j] + u * dirs[j])
+    return np.array(corners, np.float32), whole
+
+
+_LENGTHS = (1.36, 1.45, 1.55)  # a card's length for its width: poker 1.40, bridge 1.56
+
+
+def _complete(image: np.ndarray, quad: np.ndarray, whole: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """A quad with one side astray (on the edge of a card underneath, which the rough box took
+    in) put right: that side is put a card's length or width from its opposite side, and fitted
+    there. The best whole quad, or None."""
+    sides = whole.mean(axis=1)
+    best, best_support = None, 0.0
+    for i in np.argsort(sides)[:2]:
+        j = (i + 2) % 4  # the opposite side, from corner j to j + 1
+        a, b = quad[j], quad[(j + 1) % 4]
+        d = b - a
+        n = np.array([d[1], -d[0]], np.float32) / max(float(np.linalg.norm(d)), 1e-6)
+        if np.dot(n, quad.mean(axis=0) - (a + b) / 2) < 0:
+            n = -n  # towards the side being put right
+        across = float(np.linalg.norm(d))  # the card's extent along these sides
+        for ratio in _LENGTHS:
+            for dist in (across * ratio, across / ratio):
+                moved = quad.copy()
+                moved[(j + 2) % 4] = b + dist * n
+                moved[(j + 3) % 4] = a + dist * n
+                reach = int(0.04 * dist) + 3
+                got, _ = _refine(image, moved, (reach, reach))
+                if got is None:
+                    continue
+                got, got_whole = _refine(image, got, (3, 3), along=_ALONG)
+                if got is None or not _quad_ok(got):
+                    continue
+                got_sides = got_whole.mean(axis=1)
+                # Put right, the card's outline is whole but for what glare or white on white hides.
+                if got_sides.min() >= 0.5 and got_sides.mean() >= 0.75 and got_sides.mean() > best_support:
+                    best, best_support = (got, got_whole), float(got_sides.mean())
+    return best
+
+
+class _Quad(NamedTuple):
+    support: float  # the share of the outline with an edge under it
+    quad: np.ndarray  # 4 x 2 corners
+    points: np.ndarray  # (4 * along) x 2 points on the outline
+    whole: np.ndarray  # (4 * along) bool: an edge under the point
+
+
+def _refined(
+    image: np.ndarray, box: np.ndarray, reach: tuple[int, int], outermost: bool = False, strict: bool = True
+) -> _Quad | None:
+    """A rough box moved onto the card's edges, with the share of its outline that is whole."""
+    for outer in (outermost, True) if not outermost else (True,):
+        # The strongest line near each side, else (a side moved onto a line printed on the card
+        # makes a squat box) the outermost strong one.
+        quad, _ = _refine(image, box, reach, outer)
+        if quad is None:
+            return None
+        quad, whole = _refine(image, quad, (3, 3), along=_ALONG)  # once more, close in
+        if quad is None:
+            continue
+        if _quad_ok(quad) and whole.mean(axis=1).min() >= _SIDE:
+            break
+        done = _complete(image, quad, whole)
+        if done is not None:
+            quad, whole = done
+            break
+        if _quad_ok(quad):
+            break
+    else:
+        return None
+    t = np.linspace(0.1, 0.9, _ALONG, dtype=np.float32)[None, :, None]
+    points = quad[:, None, :] + t * (np.roll(quad, -1, axis=0) - quad)[:, None, :]
+    # Every side of the top card is there (a side a glare or a white card hides may be half there);
+    # a table's check or a box round two cards has a side that is not.
+    sides = whole.mean(axis=1)
+    support = float(sides.mean()) if sides.min() >= _SIDE or not strict else 0.0
+    if support and strict and _runs_on(image, quad) > 0.6 and _paper_rim(image, quad) < 0.85:
+        support = 0.0
+    return _Quad(support, quad, points.reshape(-1, 2), whole.ravel())
+
+
+def _paper_rim(image: np.ndarray, quad: np.ndarray) -> float:
+    """The share of a strip just inside the quad's sides that is even, like a card's margin
+    (each sample within 12 % of its side's median): a box of a check or stripes crosses them."""
+    centre = quad.mean(axis=0)
+    inner = centre + (quad - centre) * 0.95
+    t = np.linspace(0.2, 0.8, 16, dtype=np.float32)[None, :, None]
+    pts = (inner[:, None, :] + t * (np.roll(inner, -1, axis=0) - inner)[:, None, :]).reshape(1, -1, 2)
+    grey = cv2.remap(image, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    grey = grey.reshape(4, -1, 3).astype(np.float32) @ _GREY
+    med = np.median(grey, axis=1, keepdims=True)
+    return float(np.mean(np.abs(grey - med) <= 0.12 * np.maximum(med, 20.0)))
+
+
+def _runs_on(image: np.ndarray, quad: np.ndarray) -> float:
+    """The share of the quad's side lines, past its corners, that still have a step across
+    them: a card's sides end at its corners, the lines of a check or a stripe run on."""
+    a, b = quad, np.roll(quad, -1, axis=0)
+    d = b - a
+    n = np.stack([d[:, 1], -d[:, 0]], axis=1) / np.maximum(np.linalg.norm(d, axis=1), 1e-6)[:, None]
+    t = np.array([-0.3, -0.25, -0.2, -0.15, 1.15, 1.2, 1.25, 1.3], np.float32)
+    offs = np.arange(-3, 4, dtype=np.float32)
+    pts = (a[:, None, None, :] + t[None, :, None, None] * d[:, None, None, :]) + offs[
+        None, None, :, None
+    ] * n[:, None, None, :]
+    h, w = image.shape[:2]
+    flat = pts.reshape(1, -1, 2).astype(np.float32)
+    prof = cv2.remap(image, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    prof = prof.reshape(*pts.shape[:3], 3).astype(np.float32) @ _GREY
+    steps = np.abs(np.diff(prof, axis=2))  # (4, 8, 6): steps between the 7 offsets
+    # The line runs on where the strongest step across it lies on the line itself (within a
+    # px or so): a check's line does; a busy cloth has steps everywhere but at random offsets.
+    at = np.argmax(steps, axis=2)
+    step = steps.max(axis=2)
+    base = pts[:, :, 3, :]
+    inside = (base[..., 0] >= 0) & (base[..., 0] < w) & (base[..., 1] >= 0) & (base[..., 1] < h)
+    if inside.sum() < 8:
+        return 1.0  # nearly all past the frame's edge: a box round the frame, not a card in it
+    on_line = (at >= 1) & (at <= 4)
+    return float(np.count_nonzero((step >= 2 * _STEP) & on_line & inside)) / int(inside.sum())
+
+
+def _above(a: _Quad, b: _Quad) -> bool | None:
+    """Whether card a lies on card b, if they overlap: the top card's outline goes on across
+    the one under it, whose outline stops at the top card's edge."""
+    in_a = _inside(a.quad, b.points)
+    in_b = _inside(b.quad, a.points)
+    if in_a.sum() < 4 or in_b.sum() < 4:
+        return None
+    return bool(a.whole[in_b].mean() > b.whole[in_a].mean() + 0.1)
+
+
+def _inside(quad: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Which points lie inside the convex quad (clockwise or not), a few px in from its sides."""
+    a, b = quad, np.roll(quad, -1, axis=0)
+    cross = (b[:, 0] - a[:, 0])[:, None] * (pts[None, :, 1] - a[:, 1:2]) - (b[:, 1] - a[:, 1])[:, None] * (
+        pts[None, :, 0] - a[:, 0:1]
+    )
+    cross /= np.linalg.norm(b - a, axis=1)[:, None]  # signed distances to the sides
+    return (cross > 3).all(axis=0) | (cross < -3).all(axis=0)
+
+
+def _pick(scored: list[_Quad]) -> np.ndarray | None:
+    """Of the refined quads, the top card: whole, full size, and on every card it overlaps."""
+    scored = sorted((s for s in scored if s.support >= _WHOLE), key=lambda q: -q.support)
+    if not scored:
+        return None
+    # The cards of a pile are one size: a frame printed on a card, half a court card or the
+    # visible end of a card underneath is card-shaped and whole too, but smaller.
+    long_ = [float(np.linalg.norm(q.quad - np.roll(q.quad, -1, axis=0), axis=1).max()) for q in scored]
+    full = max((n for n, q in zip(long_, scored, strict=True) if q.support >= 0.6), default=0.0)
+    scored = [q for n, q in zip(long_, scored, strict=True) if n >= 0.88 * full] or scored
+    best = scored[0]
+    for other in scored[1:]:
+        if _above(other, best):
+            best = other
+    return best.quad
+
+
+def _grown(image: np.ndarray, found: _Quad) -> _Quad | None:
+    """The card round a card-shaped frame printed on it (a court card's panel, a border), if
+    there is one: the outermost whole outline a little outside the quad."""
+    out = None
+    for _ in range(3):  # a panel in a frame in the card: step out one outline at a time
+        sides = np.linalg.norm(found.quad - np.roll(found.quad, -1, axis=0), axis=1)
+        got = _refined(image, found.quad, (2, int(0.45 * sides.min()) + 4), outermost=True)
+        # Only an outline whole all round: a box round the card and the ones under it is not.
+        if got is None or got.support < _GROWN or got.whole.reshape(4, -1).mean(axis=1).min() < 0.6:
+            break
+        grown = np.linalg.norm(got.quad - np.roll(got.quad, -1, axis=0), axis=1)
+        if grown.max() < 1.06 * sides.max():
+            break
+        out = found = got
+    return out
+
+
+def _covered(mask: np.ndarray, quad: np.ndarray) -> float:
+    """The share of the quad that the change mask covers (on a grid of points inside it)."""
+    u = np.linspace(0.1, 0.9, 7, dtype=np.float32)
+    uu, vv = np.meshgrid(u, u)
+    uu, vv = uu.ravel()[:, None], vv.ravel()[:, None]
+    pts = (1 - vv) * ((1 - uu) * quad[0] + uu * quad[1]) + vv * ((1 - uu) * quad[3] + uu * quad[2])
+    p = np.round(pts).astype(int)
+    h, w = mask.shape
+    ok = (p[:, 0] >= 0) & (p[:, 0] < w) & (p[:, 1] >= 0) & (p[:, 1] < h)
+    return float(np.count_nonzero(mask[p[ok, 1], p[ok, 0]] > 127)) / len(p)
+
+
+def _search(
+    image: np.ndarray, work: int, hint: np.ndarray | None = None, mask: np.ndarray | None = None
+) -> np.ndarray | None:
+    """The top card in `image` (a frame, or the crop round a change whose box is `hint` and
+    mask `mask`), searched at `work` px."""
+    scored = []
+    if hint is not None:
+        # The change covers the card, its shadow and a margin: its sides lie outside the card's.
+        short = min(np.linalg.norm(hint[1] - hint[0]), np.linalg.norm(hint[2] - hint[1]))
+        # Nothing but the new card is in it: no need to be strict about its sides.
+        found = _refined(image, hint, (int(0.2 * short) + 4, 4), outermost=True, strict=False)
+        if found is not None:
+            if found.support >= _SURE:
+                return found.quad
+            scored.append(found)
+    h, w = image.shape[:2]
+    # A frame is searched WORK_WIDTH wide, a crop round a change HINT_WORK at its longest; by an
+    # integer factor, which INTER_AREA has a fast path for.
+    k = -(-(max(w, h) if hint is not None else w) // work)
+    small = cv2.resize(image, (w // k, h // k), interpolation=cv2.INTER_AREA) if k > 1 else image
+    scale = small.shape[1] / w
+    reach = int(max(20, round(16 / scale)))
+
+    def refine_all(boxes: list[np.ndarray], least: float = 0.0) -> None:
+        for box in boxes:
+            found = _refined(image, box / scale, (reach, reach))
+            # With a change mask, the new card is inside it.
+            if found is None or found.support < least:
+                continue
+            if mask is None or _covered(mask, found.quad) > 0.85:
+                scored.append(found)
+                grown = _grown(image, found) if found.support >= _WHOLE else None
+                if grown is not None and (mask is None or _covered(mask, grown.quad) > 0.85):
+                    scored.append(grown)
+
+    boxes, edges = _rough(small, scale)
+    refine_all(boxes)
+    best = _pick(scored)
+    if best is None and edges is not None:
+        # Outlines broken into the pictures or the cards round them: try pairs of straight sides.
+        # They find more junk (a picture's frame, the end of a card underneath): only sure ones.
+        refine_all(_likeliest(_line_seeds(edges, scale), edges), _LINES)
+        best = _pick(scored)
+    return best
+
+
+def _hint_box(hint_mask: np.ndarray) -> tuple[np.ndarray, tuple[int, int, int, int]] | None:
+    """The rotated box round the biggest blob of a change mask, and its upright bounds."""
+    # The watcher's masks are blown up from a small image: every k-th pixel loses nothing.
+    k = max(1, hint_mask.shape[1] // 320)
+    small = np.ascontiguousarray(hint_mask[::k, ::k])
+    binary = cv2.threshold(small, 127, 255, cv2.THRESH_BINARY)[1]
+    contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    blob = max(contours, key=cv2.contourArea).astype(np.float32) * k
+    x, y, bw, bh = cv2.boundingRect(blob)
+    return cv2.boxPoints(cv2.minAreaRect(blob)), (x, y, bw + k, bh + k)
 
 
 def find_top_card(image: np.ndarray, hint_mask: np.ndarray | None = None) -> np.ndarray | None:
     """The top card's corners (4 x 2 float32, clockwise from a short side), or None."""
     if image is None or image.ndim < 2 or min(image.shape[:2]) < 40:
         return None
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     if hint_mask is not None and hint_mask.shape[:2] == image.shape[:2]:
-        # The change since the last rest is where the new card lies: search only round it
-        # (cheaper, and the outline there is exact), and trust the mask's box only if need be.
-        points = cv2.findNonZero((hint_mask > 127).astype(np.uint8))
-        if points is None:
+        # The change since the last rest is where the new card lies: search only round it.
+        found = _hint_box(hint_mask)
+        if found is None:
             return None
-        x, y, bw, bh = cv2.boundingRect(points)
-        pad = max(bw, bh) // 4
+        box, (x, y, bw, bh) = found
+        pad = max(bw, bh) // 8 + 8
         x0, y0 = max(x - pad, 0), max(y - pad, 0)
         x1, y1 = min(x + bw + pad, image.shape[1]), min(y + bh + pad, image.shape[0])
-        quad = find_top_card(image[y0:y1, x0:x1])
-        if quad is not None:
-            return quad + np.array([x0, y0], np.float32)
-        return _from_mask(hint_mask)
-    w = image.shape[1]
-    scale = min(1.0, WORK_WIDTH / w)  # crop the work: search a smaller copy
-    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
-    if small.ndim == 2:
-        small = cv2.cvtColor(small, cv2.COLOR_GRAY2BGR)
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
-    light = cv2.GaussianBlur(lab[:, :, 0], (5, 5), 0)
-    if int(light.max()) - int(light.min()) < 20:
-        return None  # a flat frame: black, burnt out, or a bare table
-    # Edges: thresholds from the gradient's own spread, so faint light-on-light outlines count.
-    gx = cv2.Sobel(light, cv2.CV_16S, 1, 0)
-    gy = cv2.Sobel(light, cv2.CV_16S, 0, 1)
-    mag = cv2.add(cv2.convertScaleAbs(gx[::4, ::4]), cv2.convertScaleAbs(gy[::4, ::4]))  # a sample will do
-    hi = float(np.clip(np.partition(mag.ravel(), int(mag.size * 0.9))[int(mag.size * 0.9)], 40, 300))
-    edges = cv2.Canny(gx, gy, hi * 0.4, hi, L2gradient=False)
-    near = cv2.dilate(edges, np.ones((5, 5), np.uint8))  # within 2 px of an edge
-    # Two closings: a thin one keeps glyphs near the border apart from the outline, a thick one
-    # bridges gaps in it (glare, a card's edge on a card of the same colour); inner contours
-    # shrink by the dilation, so their rectangles grow back by it.
-    cands = []
-    for k in (3, 7):
-        closed = cv2.dilate(edges, np.ones((k, k), np.uint8))
-        cands += _candidates(closed, scale, cv2.RETR_LIST, grow=(k - 1) / 2)
-    # Paper: far from the table colour (the border's median) and not saturated.
-    border = np.concatenate([lab[0], lab[-1], lab[:, 0], lab[:, -1]])
-    table = np.median(border, axis=0)
-    diff = cv2.absdiff(lab, (*(float(v) for v in table), 0.0))
-    diff = cv2.transform(diff, np.ones((1, 3), np.float32))  # the sum over channels, saturating
-    paper = cv2.bitwise_and(
-        cv2.threshold(diff, 25, 255, cv2.THRESH_BINARY)[1],
-        cv2.threshold(lab[:, :, 0], 100, 255, cv2.THRESH_BINARY)[1],
-    )
-    paper = cv2.morphologyEx(paper, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    cands += _candidates(paper, scale, cv2.RETR_EXTERNAL)
-    # Paper cut along the edges: overlapping cards come apart along the top card's outline.
-    cut = cv2.bitwise_and(paper, cv2.bitwise_not(closed))
-    cands += _candidates(cut, scale, cv2.RETR_EXTERNAL, grow=3.0)
-    scored = []
-    for box, solidity, area in cands:
-        support = _edge_support(near, box)
-        if support > 0.5:
-            scored.append((support * 2 + solidity, area, box))
-    if not scored:
-        return None
-    scored.sort(key=lambda t: -t[0])
-    _, area, best = scored[0]
-    # A frame printed on the card is card-shaped too: a good rectangle round the best one wins.
-    for s2, a2, box in scored[1:]:
-        centre = best.mean(axis=0)
-        inside = cv2.pointPolygonTest(box.reshape(-1, 1, 2), (float(centre[0]), float(centre[1])), False)
-        if a2 > 1.15 * area and s2 > 2.4 and inside > 0:
-            area, best = a2, box
-    return _order_quad(best / scale)
+        offset = np.array([x0, y0], np.float32)
+        quad = _search(image[y0:y1, x0:x1], HINT_WORK, box - offset, hint_mask[y0:y1, x0:x1])
+        return None if quad is None else _order_quad(quad + offset)
+    quad = _search(image, WORK_WIDTH)
+    return None if quad is None else _order_quad(quad)
 
 
 def warp_card(image: np.ndarray, quad: np.ndarray, size: tuple[int, int] = WARP_SIZE) -> np.ndarray:

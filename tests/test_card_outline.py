@@ -1,0 +1,203 @@
+"""The top card's outline on rendered piles: found, exact, and the card on top, with and without a
+change mask. Frames are seeded; truth is the top placement's own rectangle."""
+
+from __future__ import annotations
+
+import math
+import os
+
+import cv2
+import numpy as np
+import pytest
+
+from referee import render
+from referee.card_outline import _order_quad, find_top_card, warp_card
+from referee.card_themes import available_themes, theme_cards
+from referee.cards import parse_card
+
+CAMERA = {"lighting": 0.3, "blur": 0.6, "noise": 3.0, "jpeg_quality": 85}
+
+
+def needs_theme(name: str) -> None:
+    if name not in available_themes():
+        if os.environ.get("CI") == "true":
+            raise RuntimeError(f"CI must have the {name} theme (apt install gnome-cards-data librsvg2-bin)")
+        pytest.skip("apt install gnome-cards-data librsvg2-bin")
+
+
+def truth(p: render.Placement, faces: dict[str, np.ndarray] | None = None) -> np.ndarray:
+    """The placement's card rectangle on screen (angles counterclockwise, y down)."""
+    _, mask = render.card_sprite(p.card, p.width, None, faces)
+    h, w = mask.shape
+    c, s = math.cos(math.radians(p.angle)), math.sin(math.radians(p.angle))
+    corners = [(-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2)]
+    return np.array([(p.x + c * x + s * y, p.y - s * x + c * y) for x, y in corners], np.float32)
+
+
+def iou(quad: np.ndarray, other: np.ndarray) -> float:
+    inter, _ = cv2.intersectConvexConvex(quad.astype(np.float32), other.astype(np.float32))
+    union = cv2.contourArea(quad) + cv2.contourArea(other) - inter
+    return inter / union
+
+
+def shoot(
+    placed: list[render.Placement],
+    table: str,
+    seed: int,
+    *,
+    size: tuple[int, int] = (640, 480),
+    faces: dict[str, np.ndarray] | None = None,
+    glare: float = 0.0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The frame, and the watcher's kind of change mask: where the top card changed the picture
+    (with its shadow), blown up from a small copy and grown a little."""
+    rng = np.random.default_rng(seed)
+    surface = render.table_surface(table, size, rng)
+    state = rng.bit_generator.state
+
+    def frame(cards: list[render.Placement]) -> np.ndarray:
+        r = np.random.default_rng()
+        r.bit_generator.state = state  # the same light and noise with and without the card
+        return render.render_pile(cards, surface, r, faces=faces, glare=glare, **CAMERA)
+
+    after, before = frame(placed), frame(placed[:-1])
+    small = (160, round(160 * size[1] / size[0]))
+    diff = cv2.absdiff(
+        *(
+            cv2.GaussianBlur(cv2.resize(f, small, interpolation=cv2.INTER_AREA), (5, 5), 1.0)
+            for f in (after, before)
+        )
+    )
+    mask = cv2.threshold(cv2.transform(diff, np.full((1, 3), 0.5, np.float32)), 8, 255, cv2.THRESH_BINARY)[1]
+    mask = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
+    return after, cv2.resize(mask, size, interpolation=cv2.INTER_NEAREST)
+
+
+def card(code: str, x: float, y: float, angle: float, width: int) -> render.Placement:
+    return render.Placement(parse_card(code), x, y, angle, width)
+
+
+def check(placed, table, seed, *, faces=None, hint=True, **kw) -> None:
+    frame, mask = shoot(placed, table, seed, faces=faces, **kw)
+    want = truth(placed[-1], faces)
+    for hint_mask in (None, mask) if hint else (None,):
+        quad = find_top_card(frame, hint_mask)
+        assert quad is not None, f"no card ({'with' if hint_mask is not None else 'without'} the mask)"
+        assert iou(quad, want) > 0.9, (
+            f"not the top card ({'with' if hint_mask is not None else 'without'} the mask)"
+        )
+
+
+def test_the_quad_is_exact_ordered_and_warps_upright():
+    placed = [card("7D", 320, 240, 30, 200)]
+    frame, _ = shoot(placed, "green_cloth", 1)
+    quad = find_top_card(frame)
+    assert quad is not None and quad.shape == (4, 2) and quad.dtype == np.float32
+    assert np.allclose(quad, _order_quad(quad))
+    assert np.abs(_order_quad(truth(placed[0])) - quad).max() < 3  # px
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    assert sides[0] < sides[1]  # the first side is a short one
+    assert warp_card(frame, quad).shape == (280, 200, 3)
+
+
+def test_white_cards_overlapping_on_a_light_table():
+    placed = [card("9S", 300, 230, 20, 200), card("4H", 340, 250, 75, 200), card("QD", 325, 245, 5, 200)]
+    check(placed, "light", 3)
+
+
+def test_the_top_card_not_the_cards_under_it():
+    placed = [
+        card("KC", 300, 250, 100, 180),
+        card("2H", 350, 220, 40, 180),
+        card("8S", 280, 260, 160, 180),
+        card("5D", 330, 245, 210, 180),
+    ]
+    for table, seed in (("wood", 4), ("patterned", 5), ("dark", 6)):
+        check(placed, table, seed)
+
+
+def test_a_card_turned_180_degrees_has_the_same_outline():
+    quads = []
+    for angle in (12, 192):
+        placed = [card("JH", 320, 240, angle, 190)]
+        frame, _ = shoot(placed, "wood", 7)
+        quads.append(find_top_card(frame))
+        assert quads[-1] is not None and iou(quads[-1], truth(placed[0])) > 0.95
+    assert iou(quads[0], quads[1]) > 0.95
+
+
+@pytest.mark.parametrize(("width", "size"), [(120, (640, 480)), (400, (1280, 720))])
+def test_small_and_large_cards(width, size):
+    w, h = size
+    # The long side across the frame, so that even the big card is all in it.
+    placed = [card("3C", w / 2 - 30, h / 2, 50, width), card("AS", w / 2 + 10, h / 2 + 5, 95, width)]
+    check(placed, "green_cloth", 8, size=size)
+
+
+def two_cards(seed: int, top: str = "QH", under: str = "8D") -> list[render.Placement]:
+    a, b = np.random.default_rng(seed).uniform(0, 360, 2)
+    return [card(under, 300, 250, a, 210), card(top, 330, 235, b, 200)]
+
+
+def test_a_court_card_is_not_mistaken_for_its_own_frame():
+    # The own styles' court cards have a card-shaped frame printed on them.
+    check(two_cards(13, "KS", "6C"), "patterned", 13)
+    frame, mask = shoot(two_cards(9, "KS", "6C"), "patterned", 9)
+    quad = find_top_card(frame, mask)  # with the change mask, whatever the angle
+    assert quad is not None and iou(quad, truth(two_cards(9, "KS", "6C")[-1])) > 0.9
+
+
+@pytest.mark.parametrize(("theme", "seed"), [("paris", 10), ("paris", 11), ("bellot", 10)])
+def test_black_bordered_cards_on_light_and_dark_tables(theme, seed):
+    needs_theme(theme)
+    faces = theme_cards(theme, 250)
+    for table in ("light", "dark"):
+        check(two_cards(seed), table, seed, faces=faces)
+
+
+def test_a_card_under_glare():
+    placed = [card("10D", 300, 240, 80, 220), card("6S", 320, 240, 20, 220)]
+    check(placed, "wood", 12, glare=0.4)
+
+
+def test_frames_without_a_card_give_none():
+    rng = np.random.default_rng(2)
+    for frame in (
+        np.zeros((480, 640, 3), np.uint8),
+        np.full((480, 640, 3), 255, np.uint8),
+        render.table_surface("wood", (640, 480), rng),
+        render.table_surface("patterned", (640, 480), rng),
+        rng.integers(0, 256, (480, 640, 3), dtype=np.uint8),
+        np.zeros((8, 8, 3), np.uint8),
+    ):
+        assert find_top_card(frame) is None
+    black = np.zeros((480, 640, 3), np.uint8)
+    mask = np.zeros((480, 640), np.uint8)
+    assert find_top_card(black, mask) is None  # an empty change
+    mask[100:300, 200:350] = 255
+    assert find_top_card(black, mask) is None  # a change with nothing card-like in it
+
+
+def test_a_big_court_card_whose_picture_sits_deep_inside_it():
+    # The frame round the court picture, and each half of it, are whole card-shaped outlines;
+    # the card is found by stepping out from them to the outline round them.
+    placed = [
+        card("KH", 296, 191, 169, 288),
+        card("JD", 343, 295, 338, 288),
+        card("QC", 157, 216, 334, 288),
+        card("8D", 309, 200, 303, 288),
+        card("JC", 233, 240, 295, 288),
+    ]
+    check(placed, "wood", 82, hint=False)
+
+
+def test_a_pile_on_a_check_cloth_whose_cards_line_up():
+    # The first box takes in the end of a card underneath; the side that strays is put a card's
+    # length from the side opposite, and fitted there.
+    placed = [
+        card("4D", 314, 250, 171, 217),
+        card("10S", 318, 256, 68, 217),
+        card("7H", 311, 253, 87, 217),
+        card("9D", 312, 241, 74, 217),
+    ]
+    check(placed, "patterned", 47, hint=False)
