@@ -20,12 +20,14 @@ from .cards import RANKS, Card, parse_card
 
 __all__ = ["WARP_SIZE", "Profile", "ProfileError", "Reading", "Recogniser", "find_top_card", "warp_card"]
 
-THUMB = (32, 44)  # whole-card thumbnail for a profile
+FACE = (48, 68)  # a profile's picture of each whole card: its ink, this size (w, h)
+FACE_SHIFT = (3, 4)  # px at FACE size a warp may be off by (the template is this much smaller)
 SEEN_MARGIN = 1.0  # nats: a seen card gives way to an unseen runner-up this close (e times likelier)
 MIN_SCORE = -6.0  # below this the best reading is no reading: glyphs unlike any card's
 GROW = (1.0, 1.05)  # warps tried in turn, as parts of the outline found
-THUMB_WEIGHT = 4.0  # nats per unit of thumbnail correlation below the best match
-PROFILE_VERSION = 1
+FACE_WEIGHT = 3.0  # nats for a card whose picture matches worse by the best match's own misfit
+FACE_FAIR, FACE_CLOSE = 0.9, 0.98  # correlations of the best match: no weight, full weight
+PROFILE_VERSION = 2
 
 
 class ProfileError(ValueError):
@@ -40,11 +42,21 @@ class Reading:
     ranked: tuple[tuple[str, float], ...] = field(default=())
 
 
-def _thumb(warped: np.ndarray) -> np.ndarray:
-    g = cv2.resize(cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY), THUMB, interpolation=cv2.INTER_AREA)
-    v = g.astype(np.float32).ravel()
-    v -= v.mean()
-    return v / max(1e-6, float(np.linalg.norm(v)))
+def _face(warped: np.ndarray) -> np.ndarray:
+    """The card's ink (print darker than the paper round it), FACE sized: light and glare, which
+    vary slowly across the card, divide out."""
+    grey = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    paper = cv2.GaussianBlur(grey, (0, 0), 12)
+    ink = np.clip(1.0 - grey / np.maximum(paper, 1.0), 0.0, 1.0)
+    h, w = ink.shape
+    ink = ink[h // 32 : h - h // 32, w // 32 : w - w // 32]  # the outline's own misfit left out
+    face = cv2.resize(ink, FACE, interpolation=cv2.INTER_AREA)
+    return cv2.GaussianBlur(face, (0, 0), 0.8)
+
+
+def _face_template(face: np.ndarray) -> np.ndarray:
+    sx, sy = FACE_SHIFT
+    return np.ascontiguousarray(face[sy:-sy, sx:-sx])
 
 
 # Calibration --------------------------------------------------------------------------------
@@ -57,17 +69,17 @@ class Profile:
         self,
         ranks: tuple[np.ndarray, np.ndarray, np.ndarray],
         suits: tuple[np.ndarray, np.ndarray, np.ndarray],
-        thumbs: np.ndarray,
-        thumb_codes: np.ndarray,
+        faces: np.ndarray,
+        face_codes: np.ndarray,
     ) -> None:
         self.ranks, self.suits = ranks, suits
-        self.thumbs, self.thumb_codes = thumbs, thumb_codes
+        self.faces, self.face_codes = faces, face_codes
 
     @classmethod
     def learn(cls, images: dict[str, np.ndarray]) -> Profile:
         """From frames of each card alone on the table, keyed by code; cards not found are skipped."""
         ranks, suits = _Bank(), _Bank()
-        thumbs, codes = [], []
+        faces, codes = [], []
         for code, image in images.items():
             card = parse_card(code)
             quad = find_top_card(image)
@@ -75,7 +87,7 @@ class Profile:
                 continue
             warped = warp_card(image, quad)
             for view in (warped, warped[::-1, ::-1]):
-                thumbs.append(_thumb(view))
+                faces.append(_face_template(_face(view)))
                 codes.append(card.code)
                 parts = _index_parts(view) if not card.is_joker else None
                 if parts is not None:
@@ -84,12 +96,12 @@ class Profile:
         return cls(
             ranks.freeze(),
             suits.freeze(),
-            np.array(thumbs, np.float32).reshape(len(thumbs), -1),
+            np.array(faces, np.float32).reshape(len(faces), FACE[1] - 2 * FACE_SHIFT[1], -1),
             np.array(codes),
         )
 
     def __len__(self) -> int:
-        return len(set(self.thumb_codes.tolist()))
+        return len(set(self.face_codes.tolist()))
 
     def save(self, path: str | Path) -> None:
         np.savez_compressed(
@@ -101,8 +113,8 @@ class Profile:
             suit_vectors=self.suits[0],
             suit_aspects=self.suits[1],
             suit_labels=self.suits[2],
-            thumbs=self.thumbs,
-            thumb_codes=self.thumb_codes,
+            faces=self.faces,
+            face_codes=self.face_codes,
         )
 
     @classmethod
@@ -115,8 +127,8 @@ class Profile:
                 return cls(
                     (data["rank_vectors"], data["rank_aspects"], data["rank_labels"]),
                     (data["suit_vectors"], data["suit_aspects"], data["suit_labels"]),
-                    data["thumbs"],
-                    data["thumb_codes"],
+                    data["faces"],
+                    data["face_codes"],
                 )
         except ProfileError:
             raise
@@ -146,12 +158,20 @@ class Recogniser:
                 for k, v in got.items():
                     scores[k] = max(scores.get(k, -99.0), v)
         p = self.profile
-        if scores and p is not None and len(p.thumb_codes):
-            sim = p.thumbs @ _thumb(warped)
+        if scores and p is not None and len(p.face_codes):
+            # Each card's own picture, allowed to sit a few px off. How much worse than the best
+            # a card matches counts in units of the best match's own misfit: when the best fits
+            # closely, a near look-alike (the 9 of clubs for the 9 of spades) is far behind.
+            face = _face(warped)
+            sim = np.array([float(cv2.matchTemplate(face, t, cv2.TM_CCOEFF_NORMED).max()) for t in p.faces])
             top = float(sim.max())
-            for code in set(p.thumb_codes.tolist()):
-                best = float(sim[p.thumb_codes == code].max())
-                scores[code] = scores.get(code, -99.0) + THUMB_WEIGHT * (best - top)
+            misfit = max(1.0 - top, 0.01)
+            # A picture that matches nothing closely (the outline a little off, a hand's shadow)
+            # says little: its weight fades out below a close match.
+            weight = FACE_WEIGHT * float(np.clip((top - FACE_FAIR) / (FACE_CLOSE - FACE_FAIR), 0.0, 1.0))
+            for code in set(p.face_codes.tolist()):
+                best = float(sim[p.face_codes == code].max())
+                scores[code] = scores.get(code, -99.0) + weight * (best - top) / misfit
         return scores
 
     def recognise(
@@ -172,7 +192,8 @@ class Recogniser:
             if got:
                 top = max(got.values())
                 got_norm = float(np.log(np.exp(np.array(list(got.values())) - top).sum())) + top
-                if not scores or top > max(scores.values()):
+                # The surer reading wins (scores of two warps are not on one scale).
+                if not scores or top - got_norm > max(scores.values()) - norm:
                     scores, norm = got, got_norm
                 if top - got_norm > np.log(0.9):
                     break
