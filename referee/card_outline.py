@@ -39,6 +39,7 @@ _LINES = 0.93  # ... that a quad found from straight sides must have
 _SIDE = 0.3  # ... that each side must have
 _ALONG = 28  # profiles per side in the last fit
 _STEP = 7.0  # grey levels per px that make a step in a profile across a side
+_NEAR = np.arange(-2, 3)  # offsets round a side's vote where each profile's own step is looked for
 _GROWN = 0.85  # the share of a whole outline round a card-shaped frame that makes it the card
 
 
@@ -145,6 +146,12 @@ def _rough(small: np.ndarray, scale: float) -> tuple[list[np.ndarray], np.ndarra
     # Paper cut along the edges: overlapping cards come apart along the top card's outline.
     cut = cv2.bitwise_and(paper, cv2.bitwise_not(closed))
     cands += _candidates(cut, scale, cv2.RETR_EXTERNAL, grow=2.0)
+    # On a check or a busy cloth, bits of it as light as paper cling to the card's sides: opened
+    # with a square a third of the smallest card, only the cards' bodies are left.
+    k = int(0.3 * MIN_WIDTH * scale)
+    if k >= 7:
+        opened = cv2.morphologyEx(cut, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+        cands += _candidates(opened, scale, cv2.RETR_EXTERNAL, grow=2.0)
     return _likeliest(cands, edges), edges
 
 
@@ -218,46 +225,50 @@ def _refine(
 
     Grey levels are sampled on `along` profiles across each side; the edge is the offset where
     most profiles have a sharp step, and a line is fitted through those steps (sub-pixel).
+    Runs several times per frame: plain indexing, no padded or rolled copies.
     """
     quad = quad.astype(np.float32)
-    a, b = quad, np.roll(quad, -1, axis=0)
+    a, b = quad, quad[[1, 2, 3, 0]]
     d = b - a
-    n = np.stack([d[:, 1], -d[:, 0]], axis=1) / np.maximum(np.linalg.norm(d, axis=1), 1e-6)[:, None]
-    n *= np.where(np.sum(n * ((a + b) / 2 - quad.mean(axis=0)), axis=1) < 0, -1.0, 1.0)[:, None]
-    n = n.astype(np.float32)
+    n = np.empty_like(d)
+    n[:, 0], n[:, 1] = d[:, 1], -d[:, 0]
+    n /= np.maximum(np.sqrt((d * d).sum(axis=1)), 1e-6)[:, None]
+    n[(n * ((a + b) / 2 - quad.mean(axis=0))).sum(axis=1) < 0] *= -1.0  # outwards
     t = np.linspace(0.1, 0.9, along, dtype=np.float32)
     offs = np.arange(-reach[0], reach[1] + 1, dtype=np.float32)
     base = a[:, None, :] + t[None, :, None] * d[:, None, :]  # (4, along, 2)
-    pts = base[:, :, None, :] + offs[None, None, :, None] * n[:, None, None, :]  # (4, along, m, 2)
-    flat = pts.reshape(1, -1, 2)
+    mx = (base[:, :, None, 0] + offs[None, None, :] * n[:, None, None, 0]).reshape(1, -1)
+    my = (base[:, :, None, 1] + offs[None, None, :] * n[:, None, None, 1]).reshape(1, -1)
     # Only the profiles are sampled (from the colour image: no grey copy of the frame is made).
-    prof = cv2.remap(image, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    prof = prof.reshape(*pts.shape[:3], 3).astype(np.float32) @ _GREY
-    step = np.abs(np.diff(prof, axis=2))  # (4, along, m - 1): the step between offsets j and j + 1
+    prof = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    prof = prof.reshape(4, along, offs.size, 3).astype(np.float32) @ _GREY
+    step = np.abs(prof[:, :, 1:] - prof[:, :, :-1])  # (4, along, m - 1): between offsets j, j + 1
     # A step counts where it is a local peak of its profile and strong enough.
-    pad = np.pad(step, ((0, 0), (0, 0), (1, 1)))
-    peak = (step >= _STEP) & (step >= pad[:, :, :-2]) & (step >= pad[:, :, 2:])
+    peak = step >= _STEP
+    peak[:, :, 1:] &= step[:, :, 1:] >= step[:, :, :-1]
+    peak[:, :, :-1] &= step[:, :, :-1] >= step[:, :, 1:]
     h, w = image.shape[:2]
     x, y = base[..., 0], base[..., 1]
     inside = (x >= 2) & (x < w - 2) & (y >= 2) & (y < h - 2)
     peak &= inside[:, :, None]
+    strength = step * peak
     # Votes weighted by the step: a shadow's soft edge loses to the card's sharp one.
-    votes = np.where(peak, np.minimum(step, 25.0), 0.0).sum(axis=1)  # (4, m - 1)
+    votes = np.minimum(strength, 25.0).sum(axis=1)  # (4, m - 1)
     votes[:, 1:-1] += votes[:, :-2] + votes[:, 2:]
-    votes[:, [0, -1]] = 0
-    best = np.argmax(votes, axis=1)
+    votes[:, 0] = votes[:, -1] = 0
+    best = votes.argmax(axis=1)
     if outermost:
         # Coming in from outside the card: its own edge before any frame printed on it.
         strong = votes >= 0.5 * votes[np.arange(4), best][:, None]
-        best = votes.shape[1] - 1 - np.argmax(strong[:, ::-1], axis=1)
+        best = votes.shape[1] - 1 - strong[:, ::-1].argmax(axis=1)
     # Per profile the strongest peak within 2 px of the vote, its position refined to sub-pixel.
-    m1 = step.shape[2]
-    cols = np.clip(best[:, None] + np.arange(-2, 3)[None, :], 1, m1 - 2)  # (4, 5)
-    win = np.take_along_axis(step * peak, np.broadcast_to(cols[:, None, :], (4, along, 5)), axis=2)
-    k = np.argmax(win, axis=2)
-    ok = np.take_along_axis(win, k[..., None], axis=2)[..., 0] > 0
-    col = np.take_along_axis(np.broadcast_to(cols[:, None, :], (4, along, 5)), k[..., None], axis=2)[..., 0]
-    s0, s1, s2 = (np.take_along_axis(step, (col + j)[..., None], axis=2)[..., 0] for j in (-1, 0, 1))
+    cols = np.clip(best[:, None] + _NEAR[None, :], 1, step.shape[2] - 2)  # (4, 5)
+    side, prof_i = np.arange(4)[:, None], np.arange(along)[None, :]
+    win = strength[side[..., None], prof_i[..., None], cols[:, None, :]]  # (4, along, 5)
+    k = win.argmax(axis=2)
+    ok = win[side, prof_i, k] > 0
+    col = cols[side, k]
+    s0, s1, s2 = step[side, prof_i, col - 1], step[side, prof_i, col], step[side, prof_i, col + 1]
     pos = offs[col] + 0.5 + (s2 - s0) / np.maximum(s0 + s1 + s2, 1e-3)
     # A weighted least-squares line through them, once more without the outliers.
     wgt = ok.astype(np.float32)
@@ -265,11 +276,10 @@ def _refine(
         sw = np.maximum(wgt.sum(axis=1), 1e-6)
         mt = (wgt * t).sum(axis=1) / sw
         mp = (wgt * pos).sum(axis=1) / sw
-        var = (wgt * (t - mt[:, None]) ** 2).sum(axis=1)
-        slope = (wgt * (t - mt[:, None]) * (pos - mp[:, None])).sum(axis=1) / np.maximum(var, 1e-6)
+        dt = t - mt[:, None]
+        slope = (wgt * dt * (pos - mp[:, None])).sum(axis=1) / np.maximum((wgt * dt**2).sum(axis=1), 1e-6)
         icept = mp - slope * mt
-        fit = np.abs(pos - (slope[:, None] * t + icept[:, None])) < 1.5
-        wgt = (ok & fit).astype(np.float32)
+        wgt = (ok & (np.abs(pos - (slope[:, None] * t + icept[:, None])) < 1.5)).astype(np.float32)
     # A side with no edge to fit (off the frame, white on white) stays where it was.
     lost = wgt.sum(axis=1) < 3
     slope[lost], icept[lost], wgt[lost] = 0.0, 0.0, 0.0
@@ -277,28 +287,28 @@ def _refine(
     whole = (wgt > 0) | ~inside
     if inside.mean() < 0.6:
         whole[:] = False  # mostly off the frame, or a box round the frame
-    # The fitted lines: offset icept at t = 0 and icept + slope at t = 1, along each side.
+    # The fitted lines, through offset icept at t = 0 and icept + slope at t = 1; each corner
+    # where a side's line meets the one before it.
     p0 = a + n * icept[:, None]
-    p1 = b + n * (icept + slope)[:, None]
-    dirs = p1 - p0
-    corners = []
-    for i in range(4):
-        j = i - 1
-        den = dirs[j, 0] * dirs[i, 1] - dirs[j, 1] * dirs[i, 0]
-        if abs(den) < 1e-6:
-            return None, wgt > 0
-        u = ((p0[i, 0] - p0[j, 0]) * dirs[i, 1] - (p0[i, 1] - p0[j, 1]) * dirs[i, 0]) / den
-        corners.append(p0[j] + u * dirs[j])
-    return np.array(corners, np.float32), whole
+    dirs = b + n * (icept + slope)[:, None] - p0
+    pj, dj = p0[[3, 0, 1, 2]], dirs[[3, 0, 1, 2]]
+    den = dj[:, 0] * dirs[:, 1] - dj[:, 1] * dirs[:, 0]
+    if (np.abs(den) < 1e-6).any():
+        return None, wgt > 0
+    u = ((p0[:, 0] - pj[:, 0]) * dirs[:, 1] - (p0[:, 1] - pj[:, 1]) * dirs[:, 0]) / den
+    return (pj + u[:, None] * dj).astype(np.float32), whole
 
 
 _LENGTHS = (1.36, 1.45, 1.55)  # a card's length for its width: poker 1.40, bridge 1.56
 
 
-def _complete(image: np.ndarray, quad: np.ndarray, whole: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+def _complete(
+    image: np.ndarray, quad: np.ndarray, whole: np.ndarray, holds: bool = False
+) -> tuple[np.ndarray, np.ndarray] | None:
     """A quad with one side astray (on the edge of a card underneath, which the rough box took
-    in) put right: that side is put a card's length or width from its opposite side, and fitted
-    there. The best whole quad, or None."""
+    in, or on a frame printed on the card) put right: that side is put a card's length or width
+    from its opposite side, and fitted there. `holds`: the quad came from a box that holds the
+    card (the change mask's), so a side only comes in. The best whole quad, or None."""
     sides = whole.mean(axis=1)
     best, best_support = None, 0.0
     for i in np.argsort(sides)[:2]:
@@ -309,8 +319,11 @@ def _complete(image: np.ndarray, quad: np.ndarray, whole: np.ndarray) -> tuple[n
         if np.dot(n, quad.mean(axis=0) - (a + b) / 2) < 0:
             n = -n  # towards the side being put right
         across = float(np.linalg.norm(d))  # the card's extent along these sides
+        now = float(np.dot(n, (quad[(j + 2) % 4] + quad[(j + 3) % 4]) / 2 - (a + b) / 2))
         for ratio in _LENGTHS:
             for dist in (across * ratio, across / ratio):
+                if holds and dist > 1.1 * now:
+                    continue
                 moved = quad.copy()
                 moved[(j + 2) % 4] = b + dist * n
                 moved[(j + 3) % 4] = a + dist * n
@@ -325,6 +338,8 @@ def _complete(image: np.ndarray, quad: np.ndarray, whole: np.ndarray) -> tuple[n
                 # Put right, the card's outline is whole but for what glare or white on white hides.
                 if got_sides.min() >= 0.5 and got_sides.mean() >= 0.75 and got_sides.mean() > best_support:
                     best, best_support = (got, got_whole), float(got_sides.mean())
+                    if got_sides.min() >= 0.9 and best_support >= 0.98:
+                        return best  # whole all round: no other length will do better
     return best
 
 
@@ -338,7 +353,8 @@ class _Quad(NamedTuple):
 def _refined(
     image: np.ndarray, box: np.ndarray, reach: tuple[int, int], outermost: bool = False, strict: bool = True
 ) -> _Quad | None:
-    """A rough box moved onto the card's edges, with the share of its outline that is whole."""
+    """A rough box moved onto the card's edges, with the share of its outline that is whole.
+    Not `strict`: the box is the change mask's, which holds the new card and nothing else."""
     for outer in (outermost, True) if not outermost else (True,):
         # The strongest line near each side, else (a side moved onto a line printed on the card
         # makes a squat box) the outermost strong one.
@@ -350,7 +366,7 @@ def _refined(
             continue
         if _quad_ok(quad) and whole.mean(axis=1).min() >= _SIDE:
             break
-        done = _complete(image, quad, whole)
+        done = _complete(image, quad, whole, holds=not strict)
         if done is not None:
             quad, whole = done
             break
@@ -513,13 +529,12 @@ def _search(
 
     boxes, edges = _rough(small, scale)
     refine_all(boxes)
-    best = _pick(scored)
-    if best is None and edges is not None:
-        # Outlines broken into the pictures or the cards round them: try pairs of straight sides.
-        # They find more junk (a picture's frame, the end of a card underneath): only sure ones.
+    if edges is not None:
+        # Outlines broken into the pictures or the cards round them (a court picture that runs to
+        # the card's edge): pairs of straight sides too. They find more junk (a picture's frame,
+        # the end of a card underneath): only sure ones, and the full-sized card on top wins.
         refine_all(_likeliest(_line_seeds(edges, scale), edges), _LINES)
-        best = _pick(scored)
-    return best
+    return _pick(scored)
 
 
 def _hint_box(hint_mask: np.ndarray) -> tuple[np.ndarray, tuple[int, int, int, int]] | None:
