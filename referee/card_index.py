@@ -175,7 +175,7 @@ def _index_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, int]
         return None
     _, ink = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
     ch, cw = ink.shape
-    _drop_rules(ink)
+    cut = _drop_rules(ink)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     if _cut_pictures(ink, labels, stats):
         n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
@@ -191,6 +191,10 @@ def _index_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, int]
             continue  # the card's outline or a court frame, not a glyph
         if x + bw >= cw and x > 0.6 * cw:
             continue  # the edge of a picture to the right
+        # A small thin curve where a line was cut, or in the corner: the card's rounded corner.
+        thin = area < 0.35 * bw * bh and bh < 0.2 * ch
+        if thin and ((x < 0.15 * cw and y < 0.15 * ch) or (cut is not None and cut[labels == k].any())):
+            continue
         keep.append(k)
     if not keep:
         return None
@@ -220,9 +224,13 @@ def _index_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, int]
     return rank, suit, _redness(crop, ink) > 0.15, len(big)
 
 
-def _drop_rules(ink: np.ndarray) -> None:
+def _drop_rules(ink: np.ndarray) -> np.ndarray | None:
     """Take long straight lines out of the ink (a court picture's frame, the card's own edge): a
-    rank that touches one would be one blob with it, too tall to be a glyph. Changes `ink`."""
+    rank that touches one would be one blob with it, too tall to be a glyph. Changes `ink`;
+    returns where lines were cut (and round it), or None.
+
+    OpenCV's opening counts the crop's edge as ink, so a run that reaches the bottom edge counts
+    from half the length: picture strokes that join a pip from below are cut off with it."""
     ch, cw = ink.shape
     # Long runs of ink, less those that are thick across (the wide middle of a big pip is long too).
     down = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((max(8, round(0.6 * ch)), 1), np.uint8))
@@ -230,8 +238,11 @@ def _drop_rules(ink: np.ndarray) -> None:
     across = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, max(8, round(0.7 * cw))), np.uint8))
     across &= ~cv2.morphologyEx(across, cv2.MORPH_OPEN, np.ones((5, 1), np.uint8))
     lines = down | across
-    if lines.any():
-        ink &= ~cv2.dilate(lines, np.ones((3, 3), np.uint8))
+    if not lines.any():
+        return None
+    cut = cv2.dilate(lines, np.ones((3, 3), np.uint8))
+    ink &= ~cut
+    return cv2.dilate(cut, np.ones((3, 3), np.uint8))
 
 
 def _trim_suit(suit: np.ndarray, rank: np.ndarray) -> np.ndarray | None:
@@ -246,6 +257,9 @@ def _trim_suit(suit: np.ndarray, rank: np.ndarray) -> np.ndarray | None:
     sh, sw = int(sy.max() - sy.min() + 1), int(sx.max() - sx.min() + 1)
     if sh <= 1.25 * rh and sw <= 1.5 * rh:
         return suit  # a pip's own size (some decks' pips are wider than the rank is tall)
+    hull = cv2.convexHull(cv2.findNonZero(suit))
+    if len(sy) >= 0.75 * cv2.contourArea(hull):
+        return suit  # solid: a big pip (a small rank beside it), not a pip with strokes
     centre = (int(rx.min()) + int(rx.max())) / 2
     x0, x1 = max(0, round(centre - 0.75 * rh)), round(centre + 0.75 * rh) + 1
     y0, y1 = int(sy.min()), int(sy.min()) + round(1.1 * rh)
