@@ -14,9 +14,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .card_index import _Bank, _index_parts, _read_corner
+from .card_index import _read_corner
 from .card_outline import WARP_SIZE, find_top_card, warp_card
-from .cards import RANKS, Card, parse_card
+from .cards import Card, parse_card
 
 __all__ = ["WARP_SIZE", "Profile", "ProfileError", "Reading", "Recogniser", "find_top_card", "warp_card"]
 
@@ -63,22 +63,17 @@ def _face_template(face: np.ndarray) -> np.ndarray:
 
 
 class Profile:
-    """One deck's own glyphs and card thumbnails, learnt from one frame per card."""
+    """One deck's own picture of each card (its ink, both ways up), learnt from one frame per card.
 
-    def __init__(
-        self,
-        ranks: tuple[np.ndarray, np.ndarray, np.ndarray],
-        suits: tuple[np.ndarray, np.ndarray, np.ndarray],
-        faces: np.ndarray,
-        face_codes: np.ndarray,
-    ) -> None:
-        self.ranks, self.suits = ranks, suits
+    Only the pictures: the deck's own corner glyphs, matched as templates, were tried and made
+    readings worse than the built-in model (docs/vision.md)."""
+
+    def __init__(self, faces: np.ndarray, face_codes: np.ndarray) -> None:
         self.faces, self.face_codes = faces, face_codes
 
     @classmethod
     def learn(cls, images: dict[str, np.ndarray]) -> Profile:
         """From frames of each card alone on the table, keyed by code; cards not found are skipped."""
-        ranks, suits = _Bank(), _Bank()
         faces, codes = [], []
         for code, image in images.items():
             card = parse_card(code)
@@ -89,32 +84,15 @@ class Profile:
             for view in (warped, warped[::-1, ::-1]):
                 faces.append(_face_template(_face(view)))
                 codes.append(card.code)
-                parts = _index_parts(view) if not card.is_joker else None
-                if parts is not None:
-                    ranks.add(parts[0], RANKS[card.rank - 1])
-                    suits.add(parts[1], card.suit)
-        return cls(
-            ranks.freeze(),
-            suits.freeze(),
-            np.array(faces, np.float32).reshape(len(faces), FACE[1] - 2 * FACE_SHIFT[1], -1),
-            np.array(codes),
-        )
+        size = (FACE[1] - 2 * FACE_SHIFT[1], FACE[0] - 2 * FACE_SHIFT[0])
+        return cls(np.array(faces, np.float32).reshape(len(faces), *size), np.array(codes))
 
     def __len__(self) -> int:
         return len(set(self.face_codes.tolist()))
 
     def save(self, path: str | Path) -> None:
         np.savez_compressed(
-            path,
-            version=np.array(PROFILE_VERSION),
-            rank_vectors=self.ranks[0],
-            rank_aspects=self.ranks[1],
-            rank_labels=self.ranks[2],
-            suit_vectors=self.suits[0],
-            suit_aspects=self.suits[1],
-            suit_labels=self.suits[2],
-            faces=self.faces,
-            face_codes=self.face_codes,
+            path, version=np.array(PROFILE_VERSION), faces=self.faces, face_codes=self.face_codes
         )
 
     @classmethod
@@ -124,12 +102,7 @@ class Profile:
                 version = int(data["version"])
                 if version != PROFILE_VERSION:
                     raise ProfileError(f"{path}: card profile version {version}, expected {PROFILE_VERSION}")
-                return cls(
-                    (data["rank_vectors"], data["rank_aspects"], data["rank_labels"]),
-                    (data["suit_vectors"], data["suit_aspects"], data["suit_labels"]),
-                    data["faces"],
-                    data["face_codes"],
-                )
+                return cls(data["faces"], data["face_codes"])
         except ProfileError:
             raise
         except Exception as exc:  # zip, key or value errors all mean one thing here
@@ -144,16 +117,13 @@ class Recogniser:
 
     def __init__(self, profile: Profile | None = None) -> None:
         self.profile = profile
-        self._banks = (
-            (profile.ranks, profile.suits) if profile is not None and len(profile.ranks[0]) else None
-        )
 
     def read_warped(self, warped: np.ndarray) -> dict[str, float]:
         """Scores per code (log-likelihoods, higher is likelier) for an upright card: the better of
         its two index corners, and (with a profile) how like the deck's own picture of it it is."""
         scores: dict[str, float] = {}
         for view in (warped, warped[::-1, ::-1]):
-            got = _read_corner(view, self._banks)
+            got = _read_corner(view)
             if got:
                 for k, v in got.items():
                     scores[k] = max(scores.get(k, -99.0), v)
