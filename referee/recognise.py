@@ -120,7 +120,8 @@ class Recogniser:
 
     def read_warped(self, warped: np.ndarray) -> dict[str, float]:
         """Scores per code (log-likelihoods, higher is likelier) for an upright card: the better of
-        its two index corners, and (with a profile) how like the deck's own picture of it it is."""
+        its two index corners, and (with a profile) how like the deck's own picture of it it is.
+        Empty when nothing can be read."""
         scores: dict[str, float] = {}
         for view in (warped, warped[::-1, ::-1]):
             got = _read_corner(view)
@@ -128,7 +129,7 @@ class Recogniser:
                 for k, v in got.items():
                     scores[k] = max(scores.get(k, -99.0), v)
         p = self.profile
-        if scores and p is not None and len(p.face_codes):
+        if p is not None and len(p.face_codes):
             # Each card's own picture, allowed to sit a few px off. How much worse than the best
             # a card matches counts in units of the best match's own misfit: when the best fits
             # closely, a near look-alike (the 9 of clubs for the 9 of spades) is far behind.
@@ -139,9 +140,20 @@ class Recogniser:
             # A picture that matches nothing closely (the outline a little off, a hand's shadow)
             # says little: its weight fades out below a close match.
             weight = FACE_WEIGHT * float(np.clip((top - FACE_FAIR) / (FACE_CLOSE - FACE_FAIR), 0.0, 1.0))
+            if not scores and top < FACE_CLOSE:
+                return {}  # no index, and no picture close enough to stand alone
+            known = {}
             for code in set(p.face_codes.tolist()):
                 best = float(sim[p.face_codes == code].max())
-                scores[code] = scores.get(code, -99.0) + weight * (best - top) / misfit
+                # With no index read (a rank joined to a picture), the picture alone decides.
+                known[code] = (scores.get(code, -99.0) if scores else 0.0) + weight * (best - top) / misfit
+            scores = known  # the deck holds only the cards it was calibrated with (no jokers if none)
+            if top >= FACE_CLOSE:
+                # A card whose own picture matches this closely is a reading, whatever its corner
+                # said: all scores lifted alike (their odds unchanged) above the no-reading floor.
+                lift = MIN_SCORE + 1.0 - max(scores.values())
+                if lift > 0:
+                    scores = {k: v + lift for k, v in scores.items()}
         return scores
 
     def recognise(
