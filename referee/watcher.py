@@ -12,18 +12,27 @@ of it differs, a hand is in: ``MOTION``.
 always crosses the edge it came from) and waits for the scene to settle:
 ``settle_frames`` consecutive frames alike, with nothing that differs from the
 reference touching the frame's border (a hand hovering still is not a rest).
+A rest with something at the border is *held* (its frame kept). A card can come
+to rest overhanging the edge; an arm can't be told from it in one still frame,
+but it can by what happens next: if, at a later rest, the held border contact
+is still there unchanged although another arm crossed the border elsewhere in
+between, it is parked, not an arm, and the held rest is judged then (stamped at
+its own rest, reported late), border contact included, before the current one.
+Until then it is not adopted: a hand pausing over its card leaves it unread.
 On settle, once per rest, the settled frame is compared with the reference:
 
 - the pile region now looks like the empty table again: `WatchCleared`;
-- a changed area not joined to the border (a card, not an arm): the recogniser
-  is asked about the full-size frame, hinted with that area, and a `WatchLay` is
-  emitted unless it reads nothing or the card already on top (a nudged pile);
+- a changed area not joined to the border (a card, not an arm; for a held rest,
+  any changed area): the recogniser is asked about the full-size frame, hinted
+  with that area, and a `WatchLay` is emitted unless it reads nothing or the
+  card already on top (a nudged pile);
 - nothing changed (a hand came and went): nothing.
 
 The settled frame then becomes the reference. Every event is stamped with the
 first frame of the still run: the first frame with the card in place and the
 hand gone, the time the card came to rest. It is reported on the
-``settle_frames - 1``-th frame after that (the next frame, by default).
+``settle_frames - 1``-th frame after that (the next frame, by default); a held
+rest's at the rest that proved it parked.
 
 Per frame the cost is a nearest-neighbour pick and an area shrink into
 preallocated buffers, a blur, two absdiffs, thresholds and counts (a pixel's
@@ -80,6 +89,18 @@ class WatchCleared:
 WatchEvent = WatchLay | WatchCleared
 
 _START, _STILL, _MOTION = "start", "still", "motion"
+
+
+class _Held(NamedTuple):
+    """A rest not judged yet because something touched the border: kept until that proves parked."""
+
+    t_us: int  # when it came to rest
+    image: np.ndarray  # its full-size frame, to read
+    small: np.ndarray  # its working image
+    contact: np.ndarray  # 255 on the border-strip pixels that differed from the reference
+    other: np.ndarray  # 255 on the rest of the border strips
+    hits: np.ndarray  # the entry-edge evidence of the motion that ended in it
+    seat: int | None  # that evidence's seat, leaving out the contact: a parked card's own pixels
 
 
 class _Pending(NamedTuple):
@@ -180,10 +201,14 @@ class PileWatcher:
         self._noise = 1.0  # mean absolute frame-to-frame difference of a quiet scene
         self._run = 0  # frames in the current still run
         self._run_t = 0
-        self._edges = np.zeros(4, np.int64)
+        # Entry evidence: per border pixel, 255 x the frames of this motion in which it differed.
+        sw, sh = self._size if self._full_size is not None else (1, 1)
+        self._hits = np.zeros((sh, sw), np.float32)
         self._prev_t = 0
         self._have_prev = False
         self._pending: _Pending | None = None
+        self._held: _Held | None = None
+        self._crossed = False  # since the hold, an arm crossed the border outside the held contact
 
     # Buffers -----------------------------------------------------------------------------
 
@@ -201,7 +226,10 @@ class PileWatcher:
         self._log = np.empty((sh, sw), np.uint8)
         self._ref_log = np.empty((sh, sw), np.uint8)
         self._mask = np.empty((sh, sw), np.uint8)
-        self._border = max(1, sw // 80)  # the edge strips: 2 px at 160
+        self._border = b = max(1, sw // 80)  # the edge strips: 2 px at 160
+        self._strips = np.zeros((sh, sw), np.uint8)
+        self._strips[:b] = self._strips[-b:] = 255
+        self._strips[:, :b] = self._strips[:, -b:] = 255
         self._motion_px = max(4, round(self.motion_frac * sw * sh))
         self._card_px = max(4, round(self.card_frac * sw * sh))
         self._contact_px = max(2, round(0.0005 * sw * sh))
@@ -237,8 +265,8 @@ class PileWatcher:
         cv2.threshold(self._diff, self._level(), 255, cv2.THRESH_BINARY, dst=self._mask)
         return cv2.countNonZero(self._mask)
 
-    def _edge_counts(self) -> np.ndarray:
-        m, b = self._mask, self._border
+    def _edge_counts(self, m: np.ndarray) -> np.ndarray:
+        b = self._border
         return np.array(
             [
                 cv2.countNonZero(m[-b:]),
@@ -307,28 +335,90 @@ class PileWatcher:
             if changed <= self._motion_px:
                 return []
             self._state = _MOTION
-            self._edges[:] = 0
+            self._hits[:] = 0
             self._run, self._run_t = 1, t  # a rest can't have begun before the change was seen
-        edges = self._edge_counts()
-        self._edges += edges
+        edges = self._edge_counts(self._mask)
+        held = self._held
+        if held is None:
+            cv2.accumulate(self._mask, self._hits, mask=self._strips)
+        else:
+            # Only border contact the held rest does not explain is another arm (and its seat).
+            cv2.accumulate(self._mask, self._hits, mask=held.other)
+            other = cv2.countNonZero(cv2.bitwise_and(self._mask, held.other))
+            self._crossed |= other > self._contact_px
         if self._run < self.settle_frames:
             return []
+        events: list[WatchEvent] = []
+        if held is not None and self._run == self.settle_frames:  # a new rest, once
+            if not self._held_unchanged():
+                self._unhold()  # what touched the border moved: an arm (or the card was pushed)
+            elif self._crossed:
+                # It stayed put while another arm came and went: parked, not an arm.
+                events = self._settle_held()
+                self._changed(self._cur, self._ref)
+                edges = self._edge_counts(self._mask)
         at_border = edges.sum() > self._contact_px
+        if at_border and self._run == self.settle_frames and self._held is None:
+            self._hold(frame)
         if at_border and self._run < self.stale_frames:
-            return []  # still, but an arm is in: a hand hovering, not a rest
-        return self._settle(frame, self._run_t)
+            return events  # still, but something is at the border: maybe a hand hovering, not a rest
+        self._unhold()  # a stale rest: all its motion's entry evidence counts
+        return events + self._settle(frame.image, self._run_t, self._seat(self._hits))
 
-    def _seat(self) -> int | None:
-        total = int(self._edges.sum())
+    def _hold(self, frame: Frame) -> None:
+        """Keep this rest, with something at the border, until that proves parked or goes."""
+        self._changed(self._cur, self._ref)
+        contact = cv2.bitwise_and(self._mask, self._strips)
+        other = cv2.subtract(self._strips, contact)
+        # If the contact proves a parked card, its pixels differed in every frame since it landed,
+        # wherever the arm came from: the seat is read from the rest of the evidence.
+        seat = self._seat(cv2.bitwise_and(self._hits, self._hits, mask=other))
+        small = self._cur.copy()
+        # The frame's image itself, not a copy (~1 ms at 1280x720): sources give each frame its own array.
+        self._held = _Held(self._run_t, frame.image, small, contact, other, self._hits.copy(), seat)
+        self._hits[:] = 0
+        self._crossed = False
+
+    def _held_unchanged(self) -> bool:
+        """The held rest's border contact is still there, as it was."""
+        assert self._held is not None
+        self._changed(self._cur, self._held.small)
+        return cv2.countNonZero(cv2.bitwise_and(self._mask, self._held.contact)) <= self._contact_px
+
+    def _unhold(self) -> None:
+        held, self._held = self._held, None
+        if held is not None:
+            self._hits += held.hits  # one motion after all: its entry evidence counts again
+
+    def _settle_held(self) -> list[WatchEvent]:
+        """Judge the held rest now, as of its own rest and frame, border contact included; adopt it."""
+        held, self._held = self._held, None
+        assert held is not None
+        cur, self._cur = self._cur, held.small
+        try:
+            events = self._settle(held.image, held.t_us, held.seat, parked=True)
+            events += self._conclude()  # no later frame of that rest is left to read again
+        finally:
+            self._cur = cur
+        self._state = _MOTION  # the current frame is still to be judged, against the held rest
+        return events
+
+    def _seat(self, hits: np.ndarray) -> int | None:
+        b = self._border
+        edges = np.array([hits[-b:].sum(), hits[:b].sum(), hits[:, :b].sum(), hits[:, -b:].sum()])
+        total = float(edges.sum())
         if total == 0:
             return None
-        best = int(self._edges.argmax())
-        if self._edges[best] < self.side_share * total:
+        best = int(edges.argmax())
+        if edges[best] < self.side_share * total:
             return None
         return self.sides.get(EDGES[best])
 
-    def _settle(self, frame: Frame, t: int) -> list[WatchEvent]:
-        """The scene came to rest: judge it against the reference, once, then adopt it."""
+    def _settle(self, image: np.ndarray, t: int, seat: int | None, parked: bool = False) -> list[WatchEvent]:
+        """The scene came to rest: judge it against the reference, once, then adopt it.
+
+        `parked`: what touches the border is known not to be an arm, so it may be the new card.
+        """
         self.settles += 1
         events: list[WatchEvent] = []
         if self._is_cleared():
@@ -337,11 +427,11 @@ class PileWatcher:
             self._top = None
             self._empty = self._cur.copy()
         else:
-            hint = self._new_card_area()
+            hint = self._new_card_area(parked)
             if hint is not None:
                 mask = self._full_mask(hint)
-                card, confidence = _reading(self.recognise(frame.image, mask))
-                self._pending = _Pending(t, mask, card, confidence, self._seat(), 1)
+                card, confidence = _reading(self.recognise(image, mask))
+                self._pending = _Pending(t, mask, card, confidence, seat, 1)
                 if (card is not None and confidence >= self.reread_below) or self.rereads == 0:
                     events += self._conclude()
                 self._pile = hint if self._pile is None else cv2.bitwise_or(self._pile, hint)
@@ -378,14 +468,15 @@ class PileWatcher:
             return [WatchLay(p.t_us, p.card, p.confidence, p.seat)]
         return []
 
-    def _new_card_area(self) -> np.ndarray | None:
-        """The changed area not joined to the border, grown a little, if it is big enough for a card."""
+    def _new_card_area(self, parked: bool = False) -> np.ndarray | None:
+        """The changed area not joined to the border (or all of it, if `parked`), grown a little,
+        if it is big enough for a card."""
         self._changed(self._cur, self._ref)
         mask = cv2.morphologyEx(self._mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
         _, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         sh, sw = mask.shape
         x, y, bw, bh = (stats[1:, i] for i in range(4))
-        inside = (x > 0) & (y > 0) & (x + bw < sw) & (y + bh < sh)
+        inside = parked | ((x > 0) & (y > 0) & (x + bw < sw) & (y + bh < sh))
         keep = np.flatnonzero(inside) + 1
         if keep.size == 0 or stats[keep, cv2.CC_STAT_AREA].sum() < self._card_px:
             return None

@@ -256,3 +256,85 @@ def test_a_lay_still_being_read_when_the_stream_ends_is_reported_by_finish(game)
     assert truth[-1][1] not in [e.card for e in lays(events)]
     assert [e.card for e in lays(watcher.finish())] == [truth[-1][1]]
     assert watcher.finish() == []
+
+
+# Cards at the frame's edge ------------------------------------------------------------------
+
+EDGE_CLIPS = {1: 2, 6: 1}  # seed of `edge_clip`: the lay that comes to rest overhanging the frame's edge
+
+
+def edge_clip(seed: int) -> Clip:
+    """Big cards, scattered wide, rests of 0.4-0.8 s: one card overhangs an edge (right in 1, left in 6)."""
+    return clip(seed, 5, card_width=180, scatter=0.35)
+
+
+def touches_edge(before: np.ndarray, after: np.ndarray) -> bool:
+    """The frame's outermost pixels changed: something now lies over its edge."""
+    changed = cv2.absdiff(before, after).max(axis=2) > 60
+    b = 4
+    return max(changed[:b].sum(), changed[-b:].sum(), changed[:, :b].sum(), changed[:, -b:].sum()) > 20
+
+
+def rest_images(frames, truth) -> list[np.ndarray]:
+    index = {t: k for k, (t, _) in enumerate(frames)}
+    return [frames[index[t]][1] for t, _, _ in truth]
+
+
+@pytest.mark.parametrize("seed", sorted(EDGE_CLIPS))
+def test_a_card_resting_over_the_frame_edge_is_reported_and_so_are_the_next(seed):
+    frames, truth = edge_clip(seed)
+    edge = EDGE_CLIPS[seed]
+    before = [frames[0][1], *rest_images(frames, truth)]
+    assert [touches_edge(a, b) for a, b in itertools.pairwise(before)] == [j == edge for j in range(5)]
+    # Rest to rest, hands included, is under stale_s (1.5 s): the scene is never still that long.
+    assert all(b[0] - a[0] < 1.5e6 for a, b in itertools.pairwise(truth))
+    watcher = PileWatcher(TruthRecogniser(frames, truth), SIDES, FPS)
+    events, reported_at = [], {}
+    for k, (t, image) in enumerate(frames):
+        for e in watcher.feed(Frame(image, t, k)):
+            events.append(e)
+            reported_at[e.t_us] = t
+    check_lays(events, truth, with_seats=True)  # one each, stamped at rest, the seat it came from
+    # The edge card is known parked, not an arm, once the next hand has come and gone: reported by then.
+    for j, (t_rest, _, _) in enumerate(truth):
+        judged = truth[j + 1][0] if j == edge else t_rest
+        assert t_rest <= reported_at[t_rest] <= judged + 3 * PERIOD_US
+
+
+def pause_over_the_card(frames, truth, j: int, rng) -> tuple[list, list, list]:
+    """The clip with lay `j`'s hand stopping on its card, arm across the border, before it leaves:
+    still for 10 frames, a small move out, still for 10 more. Returns the frames, the truth (rests
+    after the hand has gone) and when each card lies in place, under the hand or not."""
+    images = [image for _, image in frames]
+    index = {t: k for k, (t, _) in enumerate(frames)}
+    rest = index[truth[j][0]]
+    leave = round(0.3 * FPS)  # render_lay_sequence's leave_s: the hand withdraws over leave - 1 frames
+    w0 = rest - leave + 1  # the first frame with the card let go, the hand still on it
+
+    def still(image: np.ndarray) -> list[np.ndarray]:
+        noise = [rng.normal(0, 2, image.shape) for _ in range(10)]
+        return [np.clip(image + n, 0, 255).astype(np.uint8) for n in noise]
+
+    images = [*images[: w0 + 1], *still(images[w0]), *images[w0 + 1 : w0 + 3], *still(images[w0 + 2])]
+    images += [image for _, image in frames[w0 + 3 :]]
+    shift = len(images) - len(frames)
+    paused = extend([], images)
+
+    def stamp(k: int) -> int:
+        return paused[k][0]
+
+    rests = [
+        (stamp(index[t] + (shift if i >= j else 0)), card, seat) for i, (t, card, seat) in enumerate(truth)
+    ]
+    in_place = [(stamp(w0 - 1) if i == j else t, card, seat) for i, (t, card, seat) in enumerate(rests)]
+    return paused, rests, in_place
+
+
+@pytest.mark.parametrize(("seed", "j"), [(1, 2), (6, 1), (6, 3)])  # the edge cards, and one inside
+def test_a_hand_pausing_on_its_card_at_the_border_lays_it_once_when_gone(seed, j):
+    frames, truth = edge_clip(seed)
+    frames, truth, in_place = pause_over_the_card(frames, truth, j, np.random.default_rng(seed))
+    # The recogniser sees the card from the moment it is in place, under the hand too: a lay judged
+    # while the hand pauses would be stamped before the rest, and one judged again after it a duplicate.
+    recognise = TruthRecogniser(frames, in_place)
+    check_lays(run(PileWatcher(recognise, SIDES, FPS), frames), truth, with_seats=True)
