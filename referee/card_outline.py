@@ -32,6 +32,7 @@ ASPECT_RANGE = (0.6, 0.78)  # short / long side of a found card
 WORK_WIDTH = 640  # frames wider than this are searched at this width (the sides are refined after)
 HINT_WORK = 240  # a hinted crop is searched at most this big
 _KEEP = 6  # rough rectangles refined per frame
+_COMPLETE = 3  # ... of which this many, the likeliest, may have a stray side put right
 _GREY = np.array([0.114, 0.587, 0.299], np.float32)  # BGR to luma
 _WHOLE = 0.45  # the share of a quad's outline with an edge under it that makes a card
 _SURE = 0.8  # ... that makes the change mask's card sure: no search round it
@@ -351,10 +352,16 @@ class _Quad(NamedTuple):
 
 
 def _refined(
-    image: np.ndarray, box: np.ndarray, reach: tuple[int, int], outermost: bool = False, strict: bool = True
+    image: np.ndarray,
+    box: np.ndarray,
+    reach: tuple[int, int],
+    outermost: bool = False,
+    strict: bool = True,
+    complete: bool = True,
 ) -> _Quad | None:
     """A rough box moved onto the card's edges, with the share of its outline that is whole.
-    Not `strict`: the box is the change mask's, which holds the new card and nothing else."""
+    Not `strict`: the box is the change mask's, which holds the new card and nothing else.
+    `complete`: a side astray may be put right (`_complete`, the dearest step)."""
     for outer in (outermost, True) if not outermost else (True,):
         # The strongest line near each side, else (a side moved onto a line printed on the card
         # makes a squat box) the outermost strong one.
@@ -366,7 +373,7 @@ def _refined(
             continue
         if _quad_ok(quad) and whole.mean(axis=1).min() >= _SIDE:
             break
-        done = _complete(image, quad, whole, holds=not strict)
+        done = _complete(image, quad, whole, holds=not strict) if complete else None
         if done is not None:
             quad, whole = done
             break
@@ -501,11 +508,17 @@ def _search(
     if hint is not None:
         # The change covers the card, its shadow and a margin: its sides lie outside the card's.
         short = min(np.linalg.norm(hint[1] - hint[0]), np.linalg.norm(hint[2] - hint[1]))
-        # Nothing but the new card is in it: no need to be strict about its sides.
-        found = _refined(image, hint, (int(0.2 * short) + 4, 4), outermost=True, strict=False)
-        if found is not None:
+        # Nothing but the new card is in it: no need to be strict about its sides. The outermost
+        # lines first (a frame printed on the card is inside its edge), then the strongest (the
+        # outermost may be the edge of a card underneath, white on white), stepping out from a
+        # court card's frame to the card round it.
+        for outer in (True, False):
+            found = _refined(image, hint, (int(0.2 * short) + 4, 4), outermost=outer, strict=False)
+            if found is None:
+                continue
             if found.support >= _SURE:
-                return found.quad
+                grown = None if outer else _grown(image, found)
+                return (grown or found).quad
             scored.append(found)
     h, w = image.shape[:2]
     # A frame is searched WORK_WIDTH wide, a crop round a change HINT_WORK at its longest; by an
@@ -516,14 +529,15 @@ def _search(
     reach = int(max(20, round(16 / scale)))
 
     def refine_all(boxes: list[np.ndarray], least: float = 0.0) -> None:
-        for box in boxes:
-            found = _refined(image, box / scale, (reach, reach))
+        for i, box in enumerate(boxes):
+            # Only the likeliest boxes may have a side put right: it costs up to 24 side fits.
+            found = _refined(image, box / scale, (reach, reach), complete=i < _COMPLETE)
             # With a change mask, the new card is inside it.
             if found is None or found.support < least:
                 continue
             if mask is None or _covered(mask, found.quad) > 0.85:
                 scored.append(found)
-                grown = _grown(image, found) if found.support >= _WHOLE else None
+                grown = _grown(image, found) if found.support >= _GROWN else None
                 if grown is not None and (mask is None or _covered(mask, grown.quad) > 0.85):
                     scored.append(grown)
 
