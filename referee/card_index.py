@@ -1,15 +1,13 @@
 """The card's corner index: rank glyph and suit pip cut out of an upright card, and scored.
 
-The index in the top-left corner, and the bottom-right one turned round: Otsu on the
-crop, the blobs grouped in rows (rank above, suit pip below), each normalised to a fixed
-box and matched by correlation against templates; ink colour (red or black) weighs the
-suit. The built-in templates are drawn at first use from the renderer's pips and OpenCV's
-Hershey fonts, so nothing is downloaded.
+The index in the top-left corner (the bottom-right one is read by turning the card round):
+the crop grows to fit the index, Otsu separates the ink, long straight lines (a court
+picture's frame) are taken out, and the blobs are grouped in rows, rank above suit pip.
+The built-in index model (`index_model`) names each glyph; the ink's colour (red or black)
+weighs the suit.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -17,65 +15,8 @@ import numpy as np
 from .cards import JOKER_CODE, RANKS, SUITS
 from .index_model import glyph_features, load_model
 
-GLYPH = (20, 28)  # normalised glyph box (w, h)
 _REDS = ("H", "D")
-
-
-def _normalise(binary: np.ndarray) -> np.ndarray | None:
-    """A glyph (255 = ink) as a zero-mean unit vector in the GLYPH box, or None if empty."""
-    ys, xs = np.nonzero(binary)
-    if len(xs) < 4:
-        return None
-    crop = binary[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
-    v = cv2.resize(crop, GLYPH, interpolation=cv2.INTER_AREA).astype(np.float32).ravel()
-    v -= v.mean()
-    n = float(np.linalg.norm(v))
-    return v / n if n > 1e-6 else None
-
-
-def _aspect(binary: np.ndarray) -> float:
-    ys, xs = np.nonzero(binary)
-    return (xs.max() - xs.min() + 1) / (ys.max() - ys.min() + 1) if len(xs) else 1.0
-
-
-@dataclass
-class _Bank:
-    """Templates by class: vectors (n x d), their aspect ratios, and the class of each."""
-
-    vectors: list[np.ndarray] = field(default_factory=list)
-    aspects: list[float] = field(default_factory=list)
-    labels: list[str] = field(default_factory=list)
-
-    def add(self, binary: np.ndarray, label: str) -> None:
-        v = _normalise(binary)
-        if v is not None:
-            self.vectors.append(v)
-            self.aspects.append(_aspect(binary))
-            self.labels.append(label)
-
-    def freeze(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return np.array(self.vectors, np.float32), np.log(np.array(self.aspects)), np.array(self.labels)
-
-
-def _scores(bank, binary: np.ndarray, classes: tuple[str, ...]) -> dict[str, float]:
-    """The best correlation per class, less a penalty for a different aspect ratio."""
-    vectors, log_aspects, labels = bank
-    v = _normalise(binary)
-    if v is None or len(vectors) == 0:
-        return dict.fromkeys(classes, -1.0)
-    s = vectors @ v - 0.3 * np.abs(log_aspects - np.log(_aspect(binary)))
-    out = {}
-    for c in classes:
-        sel = s[labels == c]
-        out[c] = float(sel.max()) if len(sel) else -1.0
-    return out
-
-
-# Reading the index --------------------------------------------------------------------------
-
 _CORNER = (0.015, 0.24, 0.012, 0.36)  # x0, x1, y0, y1 as parts of the card
-
-
 _WIDE = (0.34, 0.5)  # x1, y1 of the region searched for a larger index than _CORNER holds
 
 
@@ -287,15 +228,11 @@ def _redness(crop: np.ndarray, ink: np.ndarray) -> float:
 
 COLOUR_PENALTY = 3.0  # nats: ink colour is the surest cue to the suit
 JOKER_SCORE = -2.0  # four rows down the corner spell JOKER, unless a card reads more surely
-PROFILE_WEIGHT = 4.0  # nats per unit of correlation below a perfect match with the deck's own glyph
 
 
-def _read_corner(warped: np.ndarray, profile_banks: tuple | None = None) -> dict[str, float] | None:
-    """Log-likelihood-like scores for each code from one corner, or None when it holds no index.
-
-    The built-in model gives log-probabilities of rank and suit; a profile's own glyphs add
-    their correlation, so a calibrated deck is read first by its own shapes.
-    """
+def _read_corner(warped: np.ndarray) -> dict[str, float] | None:
+    """Log-likelihood-like scores for each code from one corner, or None when it holds no index:
+    the built-in model's log-probabilities of rank and suit, the suit weighed by the ink's colour."""
     parts = _index_parts(warped)
     if parts is None:
         return None
@@ -306,12 +243,6 @@ def _read_corner(warped: np.ndarray, profile_banks: tuple | None = None) -> dict
     rank_net, suit_net = load_model()
     rank_lp = dict(zip(rank_net.classes, rank_net.log_probs(rank_f)[0].tolist(), strict=True))
     suit_lp = dict(zip(suit_net.classes, suit_net.log_probs(suit_f)[0].tolist(), strict=True))
-    if profile_banks is not None:
-        rb, sb = profile_banks
-        for k, v in _scores(rb, rank, RANKS).items():
-            rank_lp[k] += PROFILE_WEIGHT * (min(v, 1.0) - 1.0)
-        for k, v in _scores(sb, suit, SUITS).items():
-            suit_lp[k] += PROFILE_WEIGHT * (min(v, 1.0) - 1.0)
     for s in SUITS:
         if (s in _REDS) != red:
             suit_lp[s] -= COLOUR_PENALTY
