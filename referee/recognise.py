@@ -16,7 +16,7 @@ import numpy as np
 
 from .card_index import _read_corner
 from .card_outline import WARP_SIZE, find_top_card, warp_card
-from .cards import Card, parse_card
+from .cards import JOKER_CODE, Card, parse_card
 
 __all__ = ["WARP_SIZE", "Profile", "ProfileError", "Reading", "Recogniser", "find_top_card", "warp_card"]
 
@@ -147,7 +147,12 @@ class Recogniser:
                 best = float(sim[p.face_codes == code].max())
                 # With no index read (a rank joined to a picture), the picture alone decides.
                 known[code] = (scores.get(code, -99.0) if scores else 0.0) + weight * (best - top) / misfit
-            scores = known  # the deck holds only the cards it was calibrated with (no jokers if none)
+            # A card the profile lacks (its photo was missing or unusable) has no picture to
+            # match: its corner alone speaks for it. A joker only if one was calibrated.
+            for code, v in scores.items():
+                if code not in known and code != JOKER_CODE:
+                    known[code] = v
+            scores = known
             if top >= FACE_CLOSE:
                 # A card whose own picture matches this closely is a reading, whatever its corner
                 # said: all scores lifted alike (their odds unchanged) above the no-reading floor.

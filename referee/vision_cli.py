@@ -150,8 +150,12 @@ def cmd_calibrate_deck(args: argparse.Namespace, out: TextIO) -> int:
         profile.save(args.out)
     except OSError as e:
         raise UserError(f"{args.out}: cannot write the profile: {e.strerror or e}") from None
+    learnt = set(profile.face_codes.tolist())
+    for code in sorted(set(images) - learnt):
+        alone = "it will be read by its corner alone"
+        print(f"{folder}: {code}: no card found in its image; {alone}", file=sys.stderr)
     missing = 53 - len(images)
-    out.write(f"learned {len(images)} card images into {args.out}")
+    out.write(f"learned {len(learnt)} of {len(images)} card images into {args.out}")
     out.write(f" ({missing} of 52 cards and the joker not given)\n" if missing > 0 else "\n")
     return 0
 

@@ -263,3 +263,14 @@ def test_a_calibrated_deck_reads_a_card_by_its_picture_when_its_corners_say_noth
         reading = calibrated.recognise(frame)
         assert reading.card == parse_card(code), reading.ranked
         assert all(c != "JOKER" for c, _ in reading.ranked)  # no joker in a deck calibrated without
+
+
+def test_a_card_missing_from_the_profile_is_still_read_by_its_corner():
+    rng = np.random.default_rng(5)
+    missing = ("7D", "QS")
+    profile = Profile.learn({c.code: single(c, rng, width=200) for c in SUITED if c.code not in missing})
+    assert len(profile) == 50
+    calibrated = Recogniser(profile)
+    for code in (*missing, "8C"):
+        frame = single(parse_card(code), rng, angle=30.0, width=180, table="wood", **CAMERA)
+        assert calibrated.recognise(frame).card == parse_card(code)

@@ -85,9 +85,13 @@ def test_calibrate_deck_learns_a_profile_that_recognize_uses(tmp_path, capsys):
             [Placement(parse_card(code), 320, 240, 0, 220)], "wood", rng, style=STYLES["thin"]
         )
         cv2.imwrite(str(images / f"{code}.png"), frame)
+    # A photo with no card in it: learnt without it, and said so on one line.
+    cv2.imwrite(str(images / "3C.png"), render_pile([], "wood", rng))
     profile = tmp_path / "thin.npz"
-    status, out, _ = run(capsys, "calibrate", "deck", "--images", str(images), "--out", str(profile))
-    assert status == 0 and profile.is_file() and "learned 6 card images" in out
+    status, out, err = run(capsys, "calibrate", "deck", "--images", str(images), "--out", str(profile))
+    assert status == 0 and profile.is_file() and "learned 6 of 7 card images" in out
+    said = f"{images}: 3C: no card found in its image; it will be read by its corner alone"
+    assert err.strip().splitlines() == [said]
     probe = tmp_path / "probe.png"
     cv2.imwrite(
         str(probe),
