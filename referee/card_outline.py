@@ -40,6 +40,7 @@ _LINES = 0.93  # ... that a quad found from straight sides must have
 _SIDE = 0.3  # ... that each side must have
 _ALONG = 28  # profiles per side in the last fit
 _STEP = 7.0  # grey levels per px that make a step in a profile across a side
+_LENGTH_PLAY = 0.06  # how far a card's long side may be from the length it is known to have
 _NEAR = np.arange(-2, 3)  # offsets round a side's vote where each profile's own step is looked for
 _GROWN = 0.85  # the share of a whole outline round a card-shaped frame that makes it the card
 
@@ -453,14 +454,19 @@ def _inside(quad: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return (cross > 3).all(axis=0) | (cross < -3).all(axis=0)
 
 
-def _pick(scored: list[_Quad]) -> np.ndarray | None:
-    """Of the refined quads, the top card: whole, full size, and on every card it overlaps."""
+def _pick(scored: list[_Quad], length: float | None = None) -> np.ndarray | None:
+    """Of the refined quads, the top card: whole, full size, and on every card it overlaps.
+    `length`: the card's long side in px, when known (calibration: one camera, one deck)."""
     scored = sorted((s for s in scored if s.support >= _WHOLE), key=lambda q: -q.support)
+    long_ = [float(np.linalg.norm(q.quad - np.roll(q.quad, -1, axis=0), axis=1).max()) for q in scored]
+    if length is not None:
+        scored = [q for n, q in zip(long_, scored, strict=True) if abs(n - length) <= _LENGTH_PLAY * length]
     if not scored:
         return None
+    if length is not None:
+        return scored[0].quad
     # The cards of a pile are one size: a frame printed on a card, half a court card or the
     # visible end of a card underneath is card-shaped and whole too, but smaller.
-    long_ = [float(np.linalg.norm(q.quad - np.roll(q.quad, -1, axis=0), axis=1).max()) for q in scored]
     full = max((n for n, q in zip(long_, scored, strict=True) if q.support >= 0.6), default=0.0)
     scored = [q for n, q in zip(long_, scored, strict=True) if n >= 0.88 * full] or scored
     best = scored[0]
@@ -500,7 +506,11 @@ def _covered(mask: np.ndarray, quad: np.ndarray) -> float:
 
 
 def _search(
-    image: np.ndarray, work: int, hint: np.ndarray | None = None, mask: np.ndarray | None = None
+    image: np.ndarray,
+    work: int,
+    hint: np.ndarray | None = None,
+    mask: np.ndarray | None = None,
+    length: float | None = None,
 ) -> np.ndarray | None:
     """The top card in `image` (a frame, or the crop round a change whose box is `hint` and
     mask `mask`), searched at `work` px."""
@@ -548,7 +558,7 @@ def _search(
         # the card's edge): pairs of straight sides too. They find more junk (a picture's frame,
         # the end of a card underneath): only sure ones, and the full-sized card on top wins.
         refine_all(_likeliest(_line_seeds(edges, scale), edges), _LINES)
-    return _pick(scored)
+    return _pick(scored, length)
 
 
 def _hint_box(hint_mask: np.ndarray) -> tuple[np.ndarray, tuple[int, int, int, int]] | None:
@@ -565,8 +575,11 @@ def _hint_box(hint_mask: np.ndarray) -> tuple[np.ndarray, tuple[int, int, int, i
     return cv2.boxPoints(cv2.minAreaRect(blob)), (x, y, bw + k, bh + k)
 
 
-def find_top_card(image: np.ndarray, hint_mask: np.ndarray | None = None) -> np.ndarray | None:
-    """The top card's corners (4 x 2 float32, clockwise from a short side), or None."""
+def find_top_card(
+    image: np.ndarray, hint_mask: np.ndarray | None = None, length: float | None = None
+) -> np.ndarray | None:
+    """The top card's corners (4 x 2 float32, clockwise from a short side), or None. `length`:
+    the card's long side in px, if known; only an outline that long (give or take 6 %) will do."""
     if image is None or image.ndim < 2 or min(image.shape[:2]) < 40:
         return None
     if image.ndim == 2:
@@ -583,7 +596,7 @@ def find_top_card(image: np.ndarray, hint_mask: np.ndarray | None = None) -> np.
         offset = np.array([x0, y0], np.float32)
         quad = _search(image[y0:y1, x0:x1], HINT_WORK, box - offset, hint_mask[y0:y1, x0:x1])
         return None if quad is None else _order_quad(quad + offset)
-    quad = _search(image, WORK_WIDTH)
+    quad = _search(image, WORK_WIDTH, length=length)
     return None if quad is None else _order_quad(quad)
 
 

@@ -54,6 +54,10 @@ def _face(warped: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(face, (0, 0), 0.8)
 
 
+def _long_side(quad: np.ndarray) -> float:
+    return float(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1).max())
+
+
 def _face_template(face: np.ndarray) -> np.ndarray:
     sx, sy = FACE_SHIFT
     return np.ascontiguousarray(face[sy:-sy, sx:-sx])
@@ -73,17 +77,25 @@ class Profile:
 
     @classmethod
     def learn(cls, images: dict[str, np.ndarray]) -> Profile:
-        """From frames of each card alone on the table, keyed by code; cards not found are skipped."""
+        """From frames of each card alone on the table, keyed by code; cards not found are skipped.
+
+        One camera at one height takes them all, so the cards are one size: an outline far from
+        the others' median length (a frame printed on the card, a box grown onto the table) is
+        searched again for one of that length."""
+        quads = {code: find_top_card(image) for code, image in images.items()}
+        lengths = [_long_side(q) for q in quads.values() if q is not None]
+        length = float(np.median(lengths)) if len(lengths) >= 3 else None
         faces, codes = [], []
         for code, image in images.items():
-            card = parse_card(code)
-            quad = find_top_card(image)
+            quad = quads[code]
+            if length is not None and (quad is None or abs(_long_side(quad) - length) > 0.06 * length):
+                quad = find_top_card(image, length=length)
             if quad is None:
                 continue
             warped = warp_card(image, quad)
             for view in (warped, warped[::-1, ::-1]):
                 faces.append(_face_template(_face(view)))
-                codes.append(card.code)
+                codes.append(parse_card(code).code)
         size = (FACE[1] - 2 * FACE_SHIFT[1], FACE[0] - 2 * FACE_SHIFT[0])
         return cls(np.array(faces, np.float32).reshape(len(faces), *size), np.array(codes))
 
@@ -142,16 +154,19 @@ class Recogniser:
             weight = FACE_WEIGHT * float(np.clip((top - FACE_FAIR) / (FACE_CLOSE - FACE_FAIR), 0.0, 1.0))
             if not scores and top < FACE_CLOSE:
                 return {}  # no index, and no picture close enough to stand alone
-            known = {}
-            for code in set(p.face_codes.tolist()):
-                best = float(sim[p.face_codes == code].max())
-                # With no index read (a rank joined to a picture), the picture alone decides.
-                known[code] = (scores.get(code, -99.0) if scores else 0.0) + weight * (best - top) / misfit
+            by_code = {code: float(sim[p.face_codes == code].max()) for code in set(p.face_codes.tolist())}
+            # With no index read (a rank joined to a picture), the picture alone decides.
+            known = {
+                code: (scores.get(code, -99.0) if scores else 0.0) + weight * (best - top) / misfit
+                for code, best in by_code.items()
+            }
             # A card the profile lacks (its photo was missing or unusable) has no picture to
-            # match: its corner alone speaks for it. A joker only if one was calibrated.
+            # match: it counts as matching like the runner-up card, so a close match still wins
+            # and a poor one leaves it to the corner. A joker only if one was calibrated.
+            runner = sorted(by_code.values())[-2] if len(by_code) > 1 else top
             for code, v in scores.items():
                 if code not in known and code != JOKER_CODE:
-                    known[code] = v
+                    known[code] = v + weight * (runner - top) / misfit
             scores = known
             if top >= FACE_CLOSE:
                 # A card whose own picture matches this closely is a reading, whatever its corner
