@@ -63,9 +63,14 @@ def _size_ok(w: float, h: float, scale: float) -> bool:
     return MIN_WIDTH <= short <= MAX_WIDTH and long_ > 0 and 0.58 <= short / long_ <= 0.86
 
 
+def side_lengths(quad: np.ndarray) -> np.ndarray:
+    """The four side lengths of a quad, side i from corner i to corner i + 1."""
+    return np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+
+
 def _quad_ok(quad: np.ndarray) -> bool:
     """Card-sized, card-shaped and nearly a rectangle."""
-    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    sides = side_lengths(quad)
     w, h = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
     if not _size_ok(w, h, 1.0):
         return False
@@ -458,7 +463,7 @@ def _pick(scored: list[_Quad], length: float | None = None) -> np.ndarray | None
     """Of the refined quads, the top card: whole, full size, and on every card it overlaps.
     `length`: the card's long side in px, when known (calibration: one camera, one deck)."""
     scored = sorted((s for s in scored if s.support >= _WHOLE), key=lambda q: -q.support)
-    long_ = [float(np.linalg.norm(q.quad - np.roll(q.quad, -1, axis=0), axis=1).max()) for q in scored]
+    long_ = [float(side_lengths(q.quad).max()) for q in scored]
     if length is not None:
         scored = [q for n, q in zip(long_, scored, strict=True) if abs(n - length) <= _LENGTH_PLAY * length]
     if not scored:
@@ -481,12 +486,12 @@ def _grown(image: np.ndarray, found: _Quad) -> _Quad | None:
     there is one: the outermost whole outline a little outside the quad."""
     out = None
     for _ in range(3):  # a panel in a frame in the card: step out one outline at a time
-        sides = np.linalg.norm(found.quad - np.roll(found.quad, -1, axis=0), axis=1)
+        sides = side_lengths(found.quad)
         got = _refined(image, found.quad, (2, int(0.45 * sides.min()) + 4), outermost=True)
         # Only an outline whole all round: a box round the card and the ones under it is not.
         if got is None or got.support < _GROWN or got.whole.reshape(4, -1).mean(axis=1).min() < 0.6:
             break
-        grown = np.linalg.norm(got.quad - np.roll(got.quad, -1, axis=0), axis=1)
+        grown = side_lengths(got.quad)
         if grown.max() < 1.06 * sides.max():
             break
         out = found = got

@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from .card_index import _read_corner
-from .card_outline import WARP_SIZE, find_top_card, warp_card
+from .card_outline import WARP_SIZE, find_top_card, side_lengths, warp_card
 from .cards import JOKER_CODE, Card, parse_card
 
 __all__ = ["WARP_SIZE", "Profile", "ProfileError", "Reading", "Recogniser", "find_top_card", "warp_card"]
@@ -54,10 +54,6 @@ def _face(warped: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(face, (0, 0), 0.8)
 
 
-def _long_side(quad: np.ndarray) -> float:
-    return float(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1).max())
-
-
 def _face_template(face: np.ndarray) -> np.ndarray:
     sx, sy = FACE_SHIFT
     return np.ascontiguousarray(face[sy:-sy, sx:-sx])
@@ -83,12 +79,12 @@ class Profile:
         the others' median length (a frame printed on the card, a box grown onto the table) is
         searched again for one of that length."""
         quads = {code: find_top_card(image) for code, image in images.items()}
-        lengths = [_long_side(q) for q in quads.values() if q is not None]
+        lengths = [float(side_lengths(q).max()) for q in quads.values() if q is not None]
         length = float(np.median(lengths)) if len(lengths) >= 3 else None
         faces, codes = [], []
         for code, image in images.items():
             quad = quads[code]
-            if length is not None and (quad is None or abs(_long_side(quad) - length) > 0.06 * length):
+            if length is not None and (quad is None or abs(side_lengths(quad).max() / length - 1) > 0.06):
                 quad = find_top_card(image, length=length)
             if quad is None:
                 continue
