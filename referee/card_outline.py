@@ -6,15 +6,19 @@ Pure functions over BGR uint8 images, cheap enough for a Pi frame loop. Two stag
    own box, and only if that is not sure, a search of the area round it. Without one, on a
    copy at most WORK_WIDTH wide: contours of edges (Canny on the blurred grey image, which
    works on light tables) and of paper cut along the edges (bright pixels far from the table
-   colour: overlapping cards come apart along the top card's outline); if none of those is a
-   card, rectangles between pairs of long parallel edge lines.
+   colour: overlapping cards come apart along the top card's outline); and rectangles between
+   pairs of long parallel edge lines, or from two square sides meeting at a corner (the top
+   card's other sides may lie white on the white cards under it). On a check cloth, whose lines
+   come in families of many parallels, only lines with something even along one side (a card's
+   margin) are kept.
 2. Each side of a rough box is moved onto the card's edge on the full-size image: grey levels
    are sampled on profiles across the side (only those pixels are read), and a line is fitted
    through the steps most profiles share. The fit makes the corners exact whatever the rough
    box was (grown by a shadow and the mask's margin, shrunk to a printed border, cut by glare).
    On a pile only the top card's outline is whole: the share of each side with a step under
    the fitted line, and which of two overlapping cards' outlines runs on across the other,
-   pick the card.
+   pick the card. The cards are one size, set by outlines with a card's even margin inside:
+   a bigger box without one is the cloth.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ ASPECT_RANGE = (0.6, 0.78)  # short / long side of a found card
 WORK_WIDTH = 640  # frames wider than this are searched at this width (the sides are refined after)
 HINT_WORK = 240  # a hinted crop is searched at most this big
 _KEEP = 6  # rough rectangles refined per frame
+_CORNERS = 3  # boxes from two sides meeting at a corner refined per frame
 _COMPLETE = 3  # ... of which this many, the likeliest, may have a stray side put right
 _GREY = np.array([0.114, 0.587, 0.299], np.float32)  # BGR to luma
 _WHOLE = 0.45  # the share of a quad's outline with an edge under it that makes a card
@@ -42,6 +47,8 @@ _ALONG = 28  # profiles per side in the last fit
 _STEP = 7.0  # grey levels per px that make a step in a profile across a side
 _LENGTH_PLAY = 0.06  # how far a card's long side may be from the length it is known to have
 _NEAR = np.arange(-2, 3)  # offsets round a side's vote where each profile's own step is looked for
+_FAMILY = 9  # parallel lines that make a line one of a check cloth's
+_RIM = 0.85  # the share of a card's margin that is even (see _paper_rim)
 _GROWN = 0.85  # the share of a whole outline round a card-shaped frame that makes it the card
 
 
@@ -118,12 +125,13 @@ def _candidates(binary: np.ndarray, scale: float, mode: int, grow: float = 0.0) 
     return out
 
 
-def _rough(small: np.ndarray, scale: float) -> tuple[list[np.ndarray], np.ndarray | None]:
-    """Card-like rectangles on the small copy, the likeliest first (at most _KEEP), and its edges."""
+def _rough(small: np.ndarray, scale: float) -> tuple[list[np.ndarray], np.ndarray | None, np.ndarray]:
+    """Card-like rectangles on the small copy, the likeliest first (at most _KEEP), its edges and
+    its blurred grey levels."""
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     light = cv2.GaussianBlur(grey, (5, 5), 0)
     if int(light.max()) - int(light.min()) < 20:
-        return [], None  # a flat frame: black, burnt out, or a bare table
+        return [], None, light  # a flat frame: black, burnt out, or a bare table
     # Edges: thresholds from the gradient's own spread, so faint light-on-light outlines count.
     gx = cv2.Sobel(light, cv2.CV_16S, 1, 0)
     gy = cv2.Sobel(light, cv2.CV_16S, 0, 1)
@@ -159,11 +167,11 @@ def _rough(small: np.ndarray, scale: float) -> tuple[list[np.ndarray], np.ndarra
     if k >= 7:
         opened = cv2.morphologyEx(cut, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
         cands += _candidates(opened, scale, cv2.RETR_EXTERNAL, grow=2.0)
-    return _likeliest(cands, edges), edges
+    return _likeliest(cands, edges), edges, light
 
 
-def _likeliest(cands: list[np.ndarray], edges: np.ndarray) -> list[np.ndarray]:
-    """The rough boxes with most edges along them, near-duplicates left out (at most _KEEP)."""
+def _likeliest(cands: list[np.ndarray], edges: np.ndarray, keep_n: int = _KEEP) -> list[np.ndarray]:
+    """The rough boxes with most edges along them, near-duplicates left out (at most keep_n)."""
     # Rough boxes are often a few px off (a shadow, a printed border): count edges nearby.
     near = cv2.dilate(edges, np.ones((7, 7), np.uint8))
     scored = [(_edge_support(near, box), box) for box in cands]
@@ -175,20 +183,41 @@ def _likeliest(cands: list[np.ndarray], edges: np.ndarray) -> list[np.ndarray]:
         c = box.mean(axis=0)
         if all(np.abs(c - k.mean(axis=0)).max() > 3 for k in keep):
             keep.append(box)
-        if len(keep) == _KEEP:
+        if len(keep) == keep_n:
             break
     return keep
 
 
-def _line_seeds(edges: np.ndarray, scale: float) -> list[np.ndarray]:
-    """Rectangles between pairs of long parallel edge lines a card's width or length apart."""
+def _one_side_even(light: np.ndarray, ang: float, rho: float, t0: float, t1: float) -> bool:
+    """Whether the grey levels just to one side of the line are even all along it, as a card's
+    margin is beside its edge; a check cloth's lines have squares of two shades on each side."""
+    u = np.array([np.cos(ang), np.sin(ang)], np.float32)
+    n = np.array([-u[1], u[0]], np.float32)
+    t = np.linspace(t0 + 0.1 * (t1 - t0), t1 - 0.1 * (t1 - t0), 12, dtype=np.float32)[:, None]
+    h, w = light.shape
+    for side in (3.0, -3.0, 6.0, -6.0):
+        p = np.round(rho * n + t * u + side * n).astype(int)
+        p[:, 0] = p[:, 0].clip(0, w - 1)
+        p[:, 1] = p[:, 1].clip(0, h - 1)
+        grey = light[p[:, 1], p[:, 0]].astype(np.float32)
+        med = float(np.median(grey))
+        if np.mean(np.abs(grey - med) <= 0.12 * med + 8.0) >= 0.9:
+            return True
+    return False
+
+
+def _line_seeds(
+    edges: np.ndarray, light: np.ndarray, scale: float
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Rectangles between pairs of long parallel edge lines a card's width or length apart, and
+    from two square sides meeting at a corner."""
     lo = MIN_WIDTH * scale
     segs = cv2.HoughLinesP(edges, 1, np.pi / 180, int(0.25 * lo), minLineLength=0.3 * lo, maxLineGap=3)
     if segs is None:
-        return []
+        return [], []
     segs = segs.reshape(-1, 4).astype(np.float32)
     length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
-    order = np.argsort(-length)[:80]
+    order = np.argsort(-length)[:200]
     # Pieces of one straight side (the transform breaks them up) joined: angle, offset, extent.
     lines: list[list[float]] = []
     for x0, y0, x1, y1 in segs[order]:
@@ -202,7 +231,16 @@ def _line_seeds(edges: np.ndarray, scale: float) -> list[np.ndarray]:
                 break
         else:
             lines.append([ang, rho, t0, t1])
-    lines = [ln for ln in lines if ln[3] - ln[2] >= 0.5 * lo][:40]
+    lines = [ln for ln in lines if ln[3] - ln[2] >= 0.5 * lo]
+    # A check cloth's lines crowd out the cards' sides, and any two of them make a box. They come
+    # in families of many parallel lines: of those, only lines with something even along one
+    # side (a card's margin, a plain table) are kept. A court card's side between two pictures
+    # is not even, but it has few parallels.
+    ang = np.array([ln[0] for ln in lines])
+    diff = np.abs(ang[:, None] - ang[None, :])
+    parallels = (np.minimum(diff, np.pi - diff) < 0.035).sum(axis=1) - 1
+    keep = [k < _FAMILY or _one_side_even(light, *ln) for ln, k in zip(lines, parallels, strict=True)]
+    lines = [ln for ln, ok in zip(lines, keep, strict=True) if ok][:40]
     out = []
     for i, (ang, rho, a1, b1) in enumerate(lines):
         for ang2, rho2, a2, b2 in lines[i + 1 :]:
@@ -220,6 +258,45 @@ def _line_seeds(edges: np.ndarray, scale: float) -> list[np.ndarray]:
             n = np.array([-u[1], u[0]], np.float32)
             p0, p1 = rho * n + t0 * u, rho * n + t1 * u
             out.append(np.array([p0, p1, p1 + gap * n, p0 + gap * n], np.float32))
+    return out, _corner_seeds(lines, scale)
+
+
+def _corner_seeds(lines: list[list[float]], scale: float) -> list[np.ndarray]:
+    """Rectangles from two square sides meeting at a corner (angle, offset, extent each), a card's
+    shape: the top card's other two sides may lie white on the white cards under it."""
+    lo, hi = MIN_WIDTH * scale * 1.3, MAX_WIDTH * scale * 1.65  # a card's long side
+    tol = 0.12 * MIN_WIDTH * scale + 4
+    out = []
+    for i, (ang, rho, a1, b1) in enumerate(lines):
+        u1 = np.array([np.cos(ang), np.sin(ang)])
+        for ang2, rho2, a2, b2 in lines[i + 1 :]:
+            if abs(abs(ang - ang2) - np.pi / 2) > 0.07:
+                continue
+            u2 = np.array([np.cos(ang2), np.sin(ang2)])
+            # The corner: on both lines (n . p = rho, n = u turned a quarter).
+            m = np.array([[-u1[1], u1[0]], [-u2[1], u2[0]]])
+            corner = np.linalg.solve(m, [rho, rho2])
+            ends = []
+            for u, a, b in ((u1, a1, b1), (u2, a2, b2)):
+                t = float(u @ corner)
+                if not (abs(t - a) < tol or abs(t - b) < tol):
+                    break  # the lines don't meet at their ends: not a card's corner
+                ends.append((u, b - t) if abs(t - a) < abs(t - b) else (-u, t - a))
+            else:
+                (d1, e1), (d2, e2) = ends
+                if e1 < e2:
+                    (d1, e1), (d2, e2) = (d2, e2), (d1, e1)  # d1 along the longer side seen
+                if e1 < 0.9 * MIN_WIDTH * scale:
+                    continue
+                # Both sides whole, or one cut short (white on white): the card's shape from the
+                # longer one, which is its long side or its short one.
+                sizes = [(e1, e1 / 1.45), (e1, e1 * 1.45)]
+                if 1.3 <= e1 / max(e2, 1.0) <= 1.65:
+                    sizes.append((e1, e2))
+                for s1, s2 in sizes:
+                    if lo <= max(s1, s2) <= hi:
+                        p1, p2 = corner + s1 * d1, corner + s2 * d2
+                        out.append(np.array([corner, p1, p1 + s2 * d2, p2], np.float32))
     return out
 
 
@@ -393,7 +470,7 @@ def _refined(
     # a table's check or a box round two cards has a side that is not.
     sides = whole.mean(axis=1)
     support = float(sides.mean()) if sides.min() >= _SIDE or not strict else 0.0
-    if support and strict and _runs_on(image, quad) > 0.6 and _paper_rim(image, quad) < 0.85:
+    if support and strict and _runs_on(image, quad) > 0.6 and _paper_rim(image, quad) < _RIM:
         support = 0.0
     return _Quad(support, quad, points.reshape(-1, 2), whole.ravel())
 
@@ -459,7 +536,7 @@ def _inside(quad: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return (cross > 3).all(axis=0) | (cross < -3).all(axis=0)
 
 
-def _pick(scored: list[_Quad], length: float | None = None) -> np.ndarray | None:
+def _pick(image: np.ndarray, scored: list[_Quad], length: float | None = None) -> np.ndarray | None:
     """Of the refined quads, the top card: whole, full size, and on every card it overlaps.
     `length`: the card's long side in px, when known (calibration: one camera, one deck)."""
     scored = sorted((s for s in scored if s.support >= _WHOLE), key=lambda q: -q.support)
@@ -471,9 +548,16 @@ def _pick(scored: list[_Quad], length: float | None = None) -> np.ndarray | None
     if length is not None:
         return scored[0].quad
     # The cards of a pile are one size: a frame printed on a card, half a court card or the
-    # visible end of a card underneath is card-shaped and whole too, but smaller.
-    full = max((n for n, q in zip(long_, scored, strict=True) if q.support >= 0.6), default=0.0)
-    scored = [q for n, q in zip(long_, scored, strict=True) if n >= 0.88 * full] or scored
+    # visible end of a card underneath is card-shaped and whole too, but smaller. A box of a
+    # check cloth's lines is whole too, and bigger: the size is set by outlines with a card's
+    # even margin inside them, and a bigger box without one is the cloth.
+    rim = [_paper_rim(image, q.quad) >= _RIM for q in scored]
+    whole = [n for n, q in zip(long_, scored, strict=True) if q.support >= 0.6]
+    full = max((n for n, q, r in zip(long_, scored, rim, strict=True) if q.support >= 0.6 and r), default=0.0)
+    full = full or max(whole, default=0.0)
+    scored = [
+        q for n, q, r in zip(long_, scored, rim, strict=True) if n >= 0.88 * full and (r or n <= 1.12 * full)
+    ] or scored
     best = scored[0]
     for other in scored[1:]:
         if _above(other, best):
@@ -556,14 +640,16 @@ def _search(
                 if grown is not None and (mask is None or _covered(mask, grown.quad) > 0.85):
                     scored.append(grown)
 
-    boxes, edges = _rough(small, scale)
+    boxes, edges, light = _rough(small, scale)
     refine_all(boxes)
     if edges is not None:
         # Outlines broken into the pictures or the cards round them (a court picture that runs to
         # the card's edge): pairs of straight sides too. They find more junk (a picture's frame,
         # the end of a card underneath): only sure ones, and the full-sized card on top wins.
-        refine_all(_likeliest(_line_seeds(edges, scale), edges), _LINES)
-    return _pick(scored, length)
+        pairs, corners = _line_seeds(edges, light, scale)
+        refine_all(_likeliest(pairs, edges), _LINES)
+        refine_all(_likeliest(corners, edges, _CORNERS), _LINES)
+    return _pick(image, scored, length)
 
 
 def _hint_box(hint_mask: np.ndarray) -> tuple[np.ndarray, tuple[int, int, int, int]] | None:

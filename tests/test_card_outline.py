@@ -201,3 +201,38 @@ def test_a_pile_on_a_check_cloth_whose_cards_line_up():
         card("9D", 312, 241, 74, 217),
     ]
     check(placed, "patterned", 47, hint=False)
+
+
+@pytest.mark.parametrize(
+    "placed, seed",
+    [
+        # A box of the check's lines, bigger than the card, is whole all round: the card's even
+        # margin sets the size.
+        ([card("2C", 332, 218, 350, 211)], 5),
+        # The check's lines crowd the cards' sides out of the straight lines.
+        ([card("7D", 339, 175, 305, 266), card("8S", 355, 249, 318, 266)], 1),
+        # Two of the top card's sides lie white on the cards under it: its two other sides and
+        # the corner where they meet make the card.
+        (
+            [
+                card("9D", 292, 186, 187, 175),
+                card("9H", 330, 249, 215, 175),
+                card("7D", 290, 199, 226, 175),
+                card("AD", 309, 199, 147, 175),
+                card("4D", 306, 263, 64, 175),
+            ],
+            3,
+        ),
+        (
+            [
+                card("8D", 338, 261, 155, 140),
+                card("QS", 323, 245, 346, 140),
+                card("6C", 312, 222, 118, 140),
+                card("QD", 325, 250, 133, 140),
+            ],
+            2,
+        ),
+    ],
+)
+def test_the_top_card_on_a_check_cloth(placed, seed):
+    check(placed, "patterned", seed, hint=False)
