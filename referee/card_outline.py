@@ -648,7 +648,9 @@ def _search(
         # the end of a card underneath): only sure ones, and the full-sized card on top wins.
         pairs, corners = _line_seeds(edges, light, scale)
         refine_all(_likeliest(pairs, edges), _LINES)
-        refine_all(_likeliest(corners, edges, _CORNERS), _LINES)
+        # Boxes from corners cost as much again: only while no card with a card's margin is found.
+        if not any(q.support >= _LINES and _paper_rim(image, q.quad) >= _RIM for q in scored):
+            refine_all(_likeliest(corners, edges, _CORNERS), _LINES)
     return _pick(image, scored, length)
 
 
