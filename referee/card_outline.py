@@ -236,8 +236,8 @@ def _line_seeds(
     # in families of many parallel lines: of those, only lines with something even along one
     # side (a card's margin, a plain table) are kept. A court card's side between two pictures
     # is not even, but it has few parallels.
-    ang = np.array([ln[0] for ln in lines])
-    diff = np.abs(ang[:, None] - ang[None, :])
+    angles = np.array([ln[0] for ln in lines])
+    diff = np.abs(angles[:, None] - angles[None, :])
     parallels = (np.minimum(diff, np.pi - diff) < 0.035).sum(axis=1) - 1
     keep = [k < _FAMILY or _one_side_even(light, *ln) for ln, k in zip(lines, parallels, strict=True)]
     lines = [ln for ln, ok in zip(lines, keep, strict=True) if ok][:40]
@@ -432,6 +432,7 @@ class _Quad(NamedTuple):
     quad: np.ndarray  # 4 x 2 corners
     points: np.ndarray  # (4 * along) x 2 points on the outline
     whole: np.ndarray  # (4 * along) bool: an edge under the point
+    margin: bool  # an even strip just inside the sides, like a card's margin (see _paper_rim)
 
 
 def _refined(
@@ -470,9 +471,10 @@ def _refined(
     # a table's check or a box round two cards has a side that is not.
     sides = whole.mean(axis=1)
     support = float(sides.mean()) if sides.min() >= _SIDE or not strict else 0.0
-    if support and strict and _runs_on(image, quad) > 0.6 and _paper_rim(image, quad) < _RIM:
+    margin = _paper_rim(image, quad) >= _RIM
+    if support and strict and not margin and _runs_on(image, quad) > 0.6:
         support = 0.0
-    return _Quad(support, quad, points.reshape(-1, 2), whole.ravel())
+    return _Quad(support, quad, points.reshape(-1, 2), whole.ravel(), margin)
 
 
 def _paper_rim(image: np.ndarray, quad: np.ndarray) -> float:
@@ -536,7 +538,7 @@ def _inside(quad: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return (cross > 3).all(axis=0) | (cross < -3).all(axis=0)
 
 
-def _pick(image: np.ndarray, scored: list[_Quad], length: float | None = None) -> np.ndarray | None:
+def _pick(scored: list[_Quad], length: float | None = None) -> np.ndarray | None:
     """Of the refined quads, the top card: whole, full size, and on every card it overlaps.
     `length`: the card's long side in px, when known (calibration: one camera, one deck)."""
     scored = sorted((s for s in scored if s.support >= _WHOLE), key=lambda q: -q.support)
@@ -551,12 +553,10 @@ def _pick(image: np.ndarray, scored: list[_Quad], length: float | None = None) -
     # visible end of a card underneath is card-shaped and whole too, but smaller. A box of a
     # check cloth's lines is whole too, and bigger: the size is set by outlines with a card's
     # even margin inside them, and a bigger box without one is the cloth.
-    rim = [_paper_rim(image, q.quad) >= _RIM for q in scored]
-    whole = [n for n, q in zip(long_, scored, strict=True) if q.support >= 0.6]
-    full = max((n for n, q, r in zip(long_, scored, rim, strict=True) if q.support >= 0.6 and r), default=0.0)
-    full = full or max(whole, default=0.0)
+    whole = [(n, q.margin) for n, q in zip(long_, scored, strict=True) if q.support >= 0.6]
+    full = max((n for n, margin in whole if margin), default=0.0) or max((n for n, _ in whole), default=0.0)
     scored = [
-        q for n, q, r in zip(long_, scored, rim, strict=True) if n >= 0.88 * full and (r or n <= 1.12 * full)
+        q for n, q in zip(long_, scored, strict=True) if n >= 0.88 * full and (q.margin or n <= 1.12 * full)
     ] or scored
     best = scored[0]
     for other in scored[1:]:
@@ -649,9 +649,9 @@ def _search(
         pairs, corners = _line_seeds(edges, light, scale)
         refine_all(_likeliest(pairs, edges), _LINES)
         # Boxes from corners cost as much again: only while no card with a card's margin is found.
-        if not any(q.support >= _LINES and _paper_rim(image, q.quad) >= _RIM for q in scored):
+        if not any(q.support >= _LINES and q.margin for q in scored):
             refine_all(_likeliest(corners, edges, _CORNERS), _LINES)
-    return _pick(image, scored, length)
+    return _pick(scored, length)
 
 
 def _hint_box(hint_mask: np.ndarray) -> tuple[np.ndarray, tuple[int, int, int, int]] | None:
