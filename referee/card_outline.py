@@ -52,7 +52,7 @@ _RIM = 0.85  # the share of a card's margin that is even (see _paper_rim)
 _GROWN = 0.85  # the share of a whole outline round a card-shaped frame that makes it the card
 
 
-def _order_quad(pts: np.ndarray) -> np.ndarray:
+def order_quad(pts: np.ndarray) -> np.ndarray:
     """Corners clockwise on screen (y down), starting so that the first side is a short one."""
     pts = np.asarray(pts, np.float32).reshape(4, 2)
     c = pts.mean(axis=0)
@@ -147,6 +147,9 @@ def _rough(small: np.ndarray, scale: float) -> tuple[list[np.ndarray], np.ndarra
     closed = near
     for k in (3, 5):
         closed = near if k == 3 else cv2.dilate(edges, np.ones((k, k), np.uint8))
+        # The frame's own edge closes the outline of a card lying over it (see _complete).
+        closed[[0, -1], :] = 255
+        closed[:, [0, -1]] = 255
         cands += _candidates(closed, scale, cv2.RETR_LIST, grow=(k - 1) / 2)
     # Paper: far from the table colour (the median of the frame's edge) and bright.
     border = np.concatenate([small[0], small[-1], small[:, 0], small[:, -1]])
@@ -455,6 +458,9 @@ def _refined(
         quad, whole = _refine(image, quad, (3, 3), along=_ALONG)  # once more, close in
         if quad is None:
             continue
+        # A side along the frame's edge or past it is no side of the card's: the card may run on
+        # past it, and is given its length as a side astray is (below).
+        whole[_off_frame(quad, image.shape)] = False
         if _quad_ok(quad) and whole.mean(axis=1).min() >= _SIDE:
             break
         done = _complete(image, quad, whole, holds=not strict) if complete else None
@@ -475,6 +481,14 @@ def _refined(
     if support and strict and not margin and _runs_on(image, quad) > 0.6:
         support = 0.0
     return _Quad(support, quad, points.reshape(-1, 2), whole.ravel(), margin)
+
+
+def _off_frame(quad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Which sides lie (both ends) within 3 px of the frame's edge or past it."""
+    h, w = shape[:2]
+    x, y = quad[:, 0], quad[:, 1]
+    out = (x < 3) | (y < 3) | (x > w - 4) | (y > h - 4)
+    return out & np.roll(out, -1)
 
 
 def _paper_rim(image: np.ndarray, quad: np.ndarray) -> float:
@@ -688,14 +702,14 @@ def find_top_card(
         x1, y1 = min(x + bw + pad, image.shape[1]), min(y + bh + pad, image.shape[0])
         offset = np.array([x0, y0], np.float32)
         quad = _search(image[y0:y1, x0:x1], HINT_WORK, box - offset, hint_mask[y0:y1, x0:x1])
-        return None if quad is None else _order_quad(quad + offset)
+        return None if quad is None else order_quad(quad + offset)
     quad = _search(image, WORK_WIDTH, length=length)
-    return None if quad is None else _order_quad(quad)
+    return None if quad is None else order_quad(quad)
 
 
 def warp_card(image: np.ndarray, quad: np.ndarray, size: tuple[int, int] = WARP_SIZE) -> np.ndarray:
     """The card upright (long side vertical), `size` = (w, h); 0 or 180 degrees, either may come."""
-    quad = _order_quad(quad)
+    quad = order_quad(quad)
     w, h = size
     dst = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
     m = cv2.getPerspectiveTransform(quad, dst)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from referee import render
-from referee.card_outline import _order_quad, find_top_card, warp_card
+from referee.card_outline import find_top_card, order_quad, warp_card
 from referee.card_themes import available_themes, theme_cards
 from referee.cards import parse_card
 
@@ -93,8 +93,8 @@ def test_the_quad_is_exact_ordered_and_warps_upright():
     frame, _ = shoot(placed, "green_cloth", 1)
     quad = find_top_card(frame)
     assert quad is not None and quad.shape == (4, 2) and quad.dtype == np.float32
-    assert np.allclose(quad, _order_quad(quad))
-    assert np.abs(_order_quad(truth(placed[0])) - quad).max() < 3  # px
+    assert np.allclose(quad, order_quad(quad))
+    assert np.abs(order_quad(truth(placed[0])) - quad).max() < 3  # px
     sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
     assert sides[0] < sides[1]  # the first side is a short one
     assert warp_card(frame, quad).shape == (280, 200, 3)
