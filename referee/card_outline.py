@@ -656,6 +656,17 @@ def _search(
 
     boxes, edges, light = _rough(small, scale)
     refine_all(boxes)
+    # A top card lying nearly square on a card a few px out from it: its own edge (white on
+    # white) is weaker than the other card's, which the fit above moved to. The rough box of
+    # its paper holds its own edge; fitted close in, it keeps it.
+    for box in boxes:
+        found = _refined(image, box / scale, (int(3 / scale) + 2,) * 2, complete=False)
+        if (
+            found is not None
+            and found.support >= _LINES
+            and (mask is None or _covered(mask, found.quad) > 0.85)
+        ):
+            scored.append(found)
     if edges is not None:
         # Outlines broken into the pictures or the cards round them (a court picture that runs to
         # the card's edge): pairs of straight sides too. They find more junk (a picture's frame,

@@ -146,6 +146,23 @@ def test_a_doubtful_reading_is_read_again_with_a_side_nudged(recogniser):
     assert read == [parse_card("JH")] * 4
 
 
+def test_a_top_card_nearly_square_on_the_card_under_it_keeps_its_own_edge(recogniser):
+    # The same pile in the serif style: the rough box of the top card's paper holds its own
+    # edge, and fitted close in it keeps it rather than moving to the stronger edge of the card
+    # under it. (Each of these frames read another card before.)
+    codes = ("3S", "6C", "7S", "8C", "JH")
+    spots = ((297, 215, 133), (299, 212, 119), (356, 232, 255), (330, 238, 141), (351, 227, 140))
+    placed = [
+        render.Placement(parse_card(c), x, y, a, 142) for c, (x, y, a) in zip(codes, spots, strict=True)
+    ]
+    for seed in (4, 5, 8, 9):
+        frame = render.render_pile(
+            placed, "wood", np.random.default_rng(seed), style=render.STYLES["serif"], **CAMERA
+        )
+        reading = recogniser.recognise(frame)
+        assert reading.card is parse_card("JH") and reading.confidence > 0.9
+
+
 def test_a_change_mask_locates_the_new_card():
     rng = np.random.default_rng(5)
     table = render.table_surface("wood", (640, 480), rng)
