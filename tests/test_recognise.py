@@ -129,15 +129,18 @@ def test_a_card_lying_over_the_frames_edge(recogniser, table, y, angle):
     assert reading.quad[:, 1].max() > 480  # the card runs on past the frame
 
 
+def _nearly_square_pile() -> list[render.Placement]:
+    """Five 142 px cards; the top one (JH) lies 1 degree from the 8C under it, 10 px to one side."""
+    codes = ("3S", "6C", "7S", "8C", "JH")
+    spots = ((297, 215, 133), (299, 212, 119), (356, 232, 255), (330, 238, 141), (351, 227, 140))
+    return [render.Placement(parse_card(c), x, y, a, 142) for c, (x, y, a) in zip(codes, spots, strict=True)]
+
+
 def test_a_doubtful_reading_is_read_again_with_a_side_nudged(recogniser):
     # The top card lies on a card turned 1 degree from it and 10 px to one side, white on white:
     # the outline takes the other card's edge for its own, and the index is misplaced. Read
     # again with one side moved in, the card reads. (None of these 4 frames read JH before.)
-    codes = ("3S", "6C", "7S", "8C", "JH")
-    spots = ((297, 215, 133), (299, 212, 119), (356, 232, 255), (330, 238, 141), (351, 227, 140))
-    placed = [
-        render.Placement(parse_card(c), x, y, a, 142) for c, (x, y, a) in zip(codes, spots, strict=True)
-    ]
+    placed = _nearly_square_pile()
     read = []
     for seed in (1, 8, 10, 6):
         style = render.STYLES["thin" if seed != 6 else "serif"]
@@ -150,11 +153,7 @@ def test_a_top_card_nearly_square_on_the_card_under_it_keeps_its_own_edge(recogn
     # The same pile in the serif style: the rough box of the top card's paper holds its own
     # edge, and fitted close in it keeps it rather than moving to the stronger edge of the card
     # under it. (Each of these frames read another card before.)
-    codes = ("3S", "6C", "7S", "8C", "JH")
-    spots = ((297, 215, 133), (299, 212, 119), (356, 232, 255), (330, 238, 141), (351, 227, 140))
-    placed = [
-        render.Placement(parse_card(c), x, y, a, 142) for c, (x, y, a) in zip(codes, spots, strict=True)
-    ]
+    placed = _nearly_square_pile()
     for seed in (4, 5, 8, 9):
         frame = render.render_pile(
             placed, "wood", np.random.default_rng(seed), style=render.STYLES["serif"], **CAMERA
