@@ -209,6 +209,16 @@ def _one_side_even(light: np.ndarray, ang: float, rho: float, t0: float, t1: flo
     return False
 
 
+def _facing(to: float, ang: float, rho: float, t0: float, t1: float) -> tuple[float, float, float, float]:
+    """A line (angle in [0, pi), offset, extent) put the way that is nearer angle `to`: a side at
+    179 degrees is one at -1, with its offset and extent negated (the wrap of the angle)."""
+    if ang - to > np.pi / 2:
+        return ang - np.pi, -rho, -t1, -t0
+    if to - ang > np.pi / 2:
+        return ang + np.pi, -rho, -t1, -t0
+    return ang, rho, t0, t1
+
+
 def _line_seeds(
     edges: np.ndarray, light: np.ndarray, scale: float
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -229,8 +239,9 @@ def _line_seeds(
         rho = -u[1] * (x0 + x1) / 2 + u[0] * (y0 + y1) / 2
         t0, t1 = sorted((u[0] * x0 + u[1] * y0, u[0] * x1 + u[1] * y1))
         for line in lines:
-            if abs(line[0] - ang) < 0.035 and abs(line[1] - rho) < 3:
-                line[2], line[3] = min(line[2], t0), max(line[3], t1)
+            a, r, s0, s1 = _facing(line[0], ang, rho, t0, t1)
+            if abs(line[0] - a) < 0.035 and abs(line[1] - r) < 3:
+                line[2], line[3] = min(line[2], s0), max(line[3], s1)
                 break
         else:
             lines.append([ang, rho, t0, t1])
@@ -246,7 +257,8 @@ def _line_seeds(
     lines = [ln for ln, ok in zip(lines, keep, strict=True) if ok][:40]
     out = []
     for i, (ang, rho, a1, b1) in enumerate(lines):
-        for ang2, rho2, a2, b2 in lines[i + 1 :]:
+        for line in lines[i + 1 :]:
+            ang2, rho2, a2, b2 = _facing(ang, *line)
             if abs(ang - ang2) > 0.07:  # not parallel within 4 degrees
                 continue
             gap = rho2 - rho

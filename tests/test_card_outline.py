@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from referee import render
-from referee.card_outline import find_top_card, order_quad, warp_card
+from referee.card_outline import _line_seeds, find_top_card, order_quad, warp_card
 from referee.card_themes import available_themes, theme_cards
 from referee.cards import parse_card
 
@@ -236,3 +236,17 @@ def test_a_pile_on_a_check_cloth_whose_cards_line_up():
 )
 def test_the_top_card_on_a_check_cloth(placed, seed):
     check(placed, "patterned", seed, hint=False)
+
+
+@pytest.mark.parametrize("tilt", [1.5, -1.5])
+def test_the_sides_of_a_card_square_to_the_frame_pair_up_across_the_angles_wrap(tilt):
+    # A card lying square to the frame: one long side's angle comes out a hair above 0 degrees,
+    # the other's a hair below 180. They are the same way, and pair up into the card's box.
+    edges = np.zeros((480, 640), np.uint8)
+    dy = 300 * math.tan(math.radians(tilt))
+    cv2.line(edges, (100, 100), (400, round(100 + dy)), 255, 1)
+    cv2.line(edges, (100, 300), (400, round(300 - dy)), 255, 1)
+    light = np.full((480, 640), 128, np.uint8)
+    pairs, _ = _line_seeds(edges, light, 1.0)
+    # One box between them, its sides 200 px apart (the sides are 3 degrees from parallel).
+    assert any(abs(np.linalg.norm(box[3] - box[0]) - 200) < 8 for box in pairs)
