@@ -225,8 +225,7 @@ def _line_seeds(
     """Rectangles between pairs of long parallel edge lines a card's width or length apart, and
     from two square sides meeting at a corner."""
     lo = MIN_WIDTH * scale
-    # Gaps of a few px are bridged: a court picture's strokes meet the outline every few px.
-    segs = cv2.HoughLinesP(edges, 1, np.pi / 180, int(0.25 * lo), minLineLength=0.3 * lo, maxLineGap=6)
+    segs = cv2.HoughLinesP(edges, 1, np.pi / 180, int(0.25 * lo), minLineLength=0.3 * lo, maxLineGap=3)
     if segs is None:
         return [], []
     segs = segs.reshape(-1, 4).astype(np.float32)
