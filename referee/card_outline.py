@@ -653,17 +653,20 @@ def _search(
     scale = small.shape[1] / w
     reach = int(max(20, round(16 / scale)))
 
+    def in_change(found: _Quad) -> bool:
+        """With a change mask, the new card is inside it."""
+        return mask is None or _covered(mask, found.quad) > 0.85
+
     def refine_all(boxes: list[np.ndarray], least: float = 0.0) -> None:
         for i, box in enumerate(boxes):
             # Only the likeliest boxes may have a side put right: it costs up to 24 side fits.
             found = _refined(image, box / scale, (reach, reach), complete=i < _COMPLETE)
-            # With a change mask, the new card is inside it.
             if found is None or found.support < least:
                 continue
-            if mask is None or _covered(mask, found.quad) > 0.85:
+            if in_change(found):
                 scored.append(found)
                 grown = _grown(image, found) if found.support >= _GROWN else None
-                if grown is not None and (mask is None or _covered(mask, grown.quad) > 0.85):
+                if grown is not None and in_change(grown):
                     scored.append(grown)
 
     boxes, edges, light = _rough(small, scale)
@@ -673,11 +676,7 @@ def _search(
     # its paper holds its own edge; fitted close in, it keeps it.
     for box in boxes:
         found = _refined(image, box / scale, (int(3 / scale) + 2,) * 2, complete=False)
-        if (
-            found is not None
-            and found.support >= _LINES
-            and (mask is None or _covered(mask, found.quad) > 0.85)
-        ):
+        if found is not None and found.support >= _LINES and in_change(found):
             scored.append(found)
     if edges is not None:
         # Outlines broken into the pictures or the cards round them (a court picture that runs to
