@@ -48,6 +48,7 @@ _STEP = 7.0  # grey levels per px that make a step in a profile across a side
 _LENGTH_PLAY = 0.06  # how far a card's long side may be from the length it is known to have
 _NEAR = np.arange(-2, 3)  # offsets round a side's vote where each profile's own step is looked for
 _FAMILY = 9  # parallel lines that make a line one of a check cloth's
+_GAP = 6  # px of a straight side missing that the line search joins across
 _RIM = 0.85  # the share of a card's margin that is even (see _paper_rim)
 _GROWN = 0.85  # the share of a whole outline round a card-shaped frame that makes it the card
 
@@ -225,7 +226,7 @@ def _line_seeds(
     """Rectangles between pairs of long parallel edge lines a card's width or length apart, and
     from two square sides meeting at a corner."""
     lo = MIN_WIDTH * scale
-    segs = cv2.HoughLinesP(edges, 1, np.pi / 180, int(0.25 * lo), minLineLength=0.3 * lo, maxLineGap=3)
+    segs = cv2.HoughLinesP(edges, 1, np.pi / 180, int(0.25 * lo), minLineLength=0.3 * lo, maxLineGap=_GAP)
     if segs is None:
         return [], []
     segs = segs.reshape(-1, 4).astype(np.float32)
@@ -661,23 +662,21 @@ def _search(
         for i, box in enumerate(boxes):
             # Only the likeliest boxes may have a side put right: it costs up to 24 side fits.
             found = _refined(image, box / scale, (reach, reach), complete=i < _COMPLETE)
-            if found is None or found.support < least:
-                continue
-            if in_change(found):
+            if found is not None and found.support >= least and in_change(found):
                 scored.append(found)
                 grown = _grown(image, found) if found.support >= _GROWN else None
                 if grown is not None and in_change(grown):
                     scored.append(grown)
+            # A side of the top card that is faint (white on the white card under it) loses the
+            # fit above to a strong line near it: the edge of a card a few px out, or a line
+            # printed just inside the card. The box already lies on the card's own edges (its
+            # paper's blob, or straight lines found on them); fitted close in, it keeps them.
+            found = _refined(image, box / scale, (int(3 / scale) + 2,) * 2, complete=False)
+            if found is not None and found.support >= _LINES and in_change(found):
+                scored.append(found)
 
     boxes, edges, light = _rough(small, scale)
     refine_all(boxes)
-    # A top card lying nearly square on a card a few px out from it: its own edge (white on
-    # white) is weaker than the other card's, which the fit above moved to. The rough box of
-    # its paper holds its own edge; fitted close in, it keeps it.
-    for box in boxes:
-        found = _refined(image, box / scale, (int(3 / scale) + 2,) * 2, complete=False)
-        if found is not None and found.support >= _LINES and in_change(found):
-            scored.append(found)
     if edges is not None:
         # Outlines broken into the pictures or the cards round them (a court picture that runs to
         # the card's edge): pairs of straight sides too. They find more junk (a picture's frame,

@@ -332,3 +332,18 @@ def test_a_card_missing_from_the_profile_is_still_read_by_its_corner():
     for code in (*missing, "8C"):
         frame = single(parse_card(code), rng, angle=30.0, width=180, table="wood", **CAMERA)
         assert calibrated.recognise(frame).card == parse_card(code)
+
+
+@pytest.mark.skipif(not HAVE_THEMES, reason="apt install gnome-cards-data librsvg2-bin")
+@pytest.mark.parametrize(("theme", "seed"), [("paris", 2), ("paris", 3), ("bellot", 3)])
+def test_a_court_card_whose_picture_runs_to_its_edge_square_to_the_frame(recogniser, theme, seed):
+    # A king lying square to the frame on a card: its picture's strokes meet the outline every
+    # few px, breaking its sides into pieces the line search joins across small gaps.
+    # (Each of these frames read nothing or another card with gaps of 3 px.)
+    placed = [
+        render.Placement(parse_card("4H"), 302, 223, 185, 145),
+        render.Placement(parse_card("KD"), 298, 267, 272, 145),
+    ]
+    faces = theme_cards(theme, 250)
+    frame = render.render_pile(placed, "dark", np.random.default_rng(seed), faces=faces, **CAMERA)
+    assert recogniser.recognise(frame).card is parse_card("KD")
