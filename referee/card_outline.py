@@ -46,6 +46,7 @@ _SIDE = 0.3  # ... that each side must have
 _ALONG = 28  # profiles per side in the last fit
 _STEP = 7.0  # grey levels per px that make a step in a profile across a side
 _LENGTH_PLAY = 0.06  # how far a card's long side may be from the length it is known to have
+_ASPECT_PLAY = 0.04  # ... and its length for its width from the deck's (a 2 px misfit at 120 px)
 _NEAR = np.arange(-2, 3)  # offsets round a side's vote where each profile's own step is looked for
 _FAMILY = 9  # parallel lines that make a line one of a check cloth's
 _GAP = 6  # px of a straight side missing that the line search joins across
@@ -565,10 +566,22 @@ def _inside(quad: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return (cross > 3).all(axis=0) | (cross < -3).all(axis=0)
 
 
-def _pick(scored: list[_Quad], length: float | None = None) -> np.ndarray | None:
+def _shaped(quad: np.ndarray, aspect: float | None) -> bool:
+    """Whether the quad has the deck's length for its width (any, when that isn't known)."""
+    if aspect is None:
+        return True
+    sides = side_lengths(quad)
+    return abs(float(sides.max() / max(sides.min(), 1.0)) / aspect - 1.0) <= _ASPECT_PLAY
+
+
+def _pick(scored: list[_Quad], length: float | None = None, aspect: float | None = None) -> np.ndarray | None:
     """Of the refined quads, the top card: whole, full size, and on every card it overlaps.
-    `length`: the card's long side in px, when known (calibration: one camera, one deck)."""
+    `length`: the card's long side in px, when known (calibration: one camera, one deck).
+    `aspect`: the deck's length for its width, when known (a calibrated deck): a box onto the
+    table or a card beside it is whole too, but rarely of the deck's shape. When no quad has
+    it, the others still may be the card (a side a little off): they are not thrown away."""
     scored = sorted((s for s in scored if s.support >= _WHOLE), key=lambda q: -q.support)
+    scored = [s for s in scored if _shaped(s.quad, aspect)] or scored
     long_ = [float(side_lengths(q.quad).max()) for q in scored]
     if length is not None:
         scored = [q for n, q in zip(long_, scored, strict=True) if abs(n - length) <= _LENGTH_PLAY * length]
@@ -627,6 +640,7 @@ def _search(
     hint: np.ndarray | None = None,
     mask: np.ndarray | None = None,
     length: float | None = None,
+    aspect: float | None = None,
 ) -> np.ndarray | None:
     """The top card in `image` (a frame, or the crop round a change whose box is `hint` and
     mask `mask`), searched at `work` px."""
@@ -642,7 +656,7 @@ def _search(
             found = _refined(image, hint, (int(0.2 * short) + 4, 4), outermost=outer, strict=False)
             if found is None:
                 continue
-            if found.support >= _SURE:
+            if found.support >= _SURE and _shaped(found.quad, aspect):
                 grown = None if outer else _grown(image, found)
                 return (grown or found).quad
             scored.append(found)
@@ -686,7 +700,7 @@ def _search(
         # Boxes from corners cost as much again: only while no card with a card's margin is found.
         if not any(q.support >= _LINES and q.margin for q in scored):
             refine_all(_likeliest(corners, edges, _CORNERS), _LINES)
-    return _pick(scored, length)
+    return _pick(scored, length, aspect)
 
 
 def _hint_box(hint_mask: np.ndarray) -> tuple[np.ndarray, tuple[int, int, int, int]] | None:
@@ -704,10 +718,15 @@ def _hint_box(hint_mask: np.ndarray) -> tuple[np.ndarray, tuple[int, int, int, i
 
 
 def find_top_card(
-    image: np.ndarray, hint_mask: np.ndarray | None = None, length: float | None = None
+    image: np.ndarray,
+    hint_mask: np.ndarray | None = None,
+    length: float | None = None,
+    aspect: float | None = None,
 ) -> np.ndarray | None:
     """The top card's corners (4 x 2 float32, clockwise from a short side), or None. `length`:
-    the card's long side in px, if known; only an outline that long (give or take 6 %) will do."""
+    the card's long side in px, if known; only an outline that long (give or take 6 %) will do.
+    `aspect`: the deck's length for its width, if known; an outline of that shape (give or take
+    4 %) is preferred."""
     if image is None or image.ndim < 2 or min(image.shape[:2]) < 40:
         return None
     if image.ndim == 2:
@@ -722,9 +741,9 @@ def find_top_card(
         x0, y0 = max(x - pad, 0), max(y - pad, 0)
         x1, y1 = min(x + bw + pad, image.shape[1]), min(y + bh + pad, image.shape[0])
         offset = np.array([x0, y0], np.float32)
-        quad = _search(image[y0:y1, x0:x1], HINT_WORK, box - offset, hint_mask[y0:y1, x0:x1])
+        quad = _search(image[y0:y1, x0:x1], HINT_WORK, box - offset, hint_mask[y0:y1, x0:x1], aspect=aspect)
         return None if quad is None else order_quad(quad + offset)
-    quad = _search(image, WORK_WIDTH, length=length)
+    quad = _search(image, WORK_WIDTH, length=length, aspect=aspect)
     return None if quad is None else order_quad(quad)
 
 

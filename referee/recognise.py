@@ -72,8 +72,10 @@ class Profile:
     Only the pictures: the deck's own corner glyphs, matched as templates, were tried and made
     readings worse than the built-in model (docs/vision.md)."""
 
-    def __init__(self, faces: np.ndarray, face_codes: np.ndarray) -> None:
+    def __init__(self, faces: np.ndarray, face_codes: np.ndarray, aspect: float | None = None) -> None:
         self.faces, self.face_codes = faces, face_codes
+        # The deck's length for its width: the outline search prefers quads of its shape.
+        self.aspect = aspect
 
     @classmethod
     def learn(cls, images: dict[str, np.ndarray]) -> Profile:
@@ -85,26 +87,31 @@ class Profile:
         quads = {code: find_top_card(image) for code, image in images.items()}
         lengths = [float(side_lengths(q).max()) for q in quads.values() if q is not None]
         length = float(np.median(lengths)) if len(lengths) >= 3 else None
-        faces, codes = [], []
+        faces, codes, aspects = [], [], []
         for code, image in images.items():
             quad = quads[code]
             if length is not None and (quad is None or abs(side_lengths(quad).max() / length - 1) > 0.06):
                 quad = find_top_card(image, length=length)
             if quad is None:
                 continue
+            sides = side_lengths(quad)
+            aspects.append(float(sides.max() / sides.min()))
             warped = warp_card(image, quad)
             for view in (warped, warped[::-1, ::-1]):
                 faces.append(_face_template(_face(view)))
                 codes.append(parse_card(code).code)
         size = (FACE[1] - 2 * FACE_SHIFT[1], FACE[0] - 2 * FACE_SHIFT[0])
-        return cls(np.array(faces, np.float32).reshape(len(faces), *size), np.array(codes))
+        # Of a few cards, the median: one outline found on a frame printed on its card is outvoted.
+        aspect = float(np.median(aspects)) if len(aspects) >= 3 else None
+        return cls(np.array(faces, np.float32).reshape(len(faces), *size), np.array(codes), aspect)
 
     def __len__(self) -> int:
         return len(set(self.face_codes.tolist()))
 
     def save(self, path: str | Path) -> None:
+        extra = {} if self.aspect is None else {"aspect": np.array(self.aspect)}
         np.savez_compressed(
-            path, version=np.array(PROFILE_VERSION), faces=self.faces, face_codes=self.face_codes
+            path, version=np.array(PROFILE_VERSION), faces=self.faces, face_codes=self.face_codes, **extra
         )
 
     @classmethod
@@ -114,7 +121,11 @@ class Profile:
                 version = int(data["version"])
                 if version != PROFILE_VERSION:
                     raise ProfileError(f"{path}: card profile version {version}, expected {PROFILE_VERSION}")
-                return cls(data["faces"], data["face_codes"])
+                # Profiles saved before the deck's shape was kept have no aspect: still good.
+                aspect = float(data["aspect"]) if "aspect" in data.files else None
+                if aspect is not None and not 1.0 <= aspect <= 2.0:
+                    raise ProfileError(f"{path}: card profile has no card's shape (aspect {aspect:g})")
+                return cls(data["faces"], data["face_codes"], aspect)
         except ProfileError:
             raise
         except Exception as exc:  # zip, key or value errors all mean one thing here
@@ -241,7 +252,7 @@ class Recogniser:
         self, image: np.ndarray, hint_mask: np.ndarray | None = None, seen: frozenset[str] = frozenset()
     ) -> Reading:
         try:
-            quad = find_top_card(image, hint_mask)
+            quad = find_top_card(image, hint_mask, aspect=self.profile.aspect if self.profile else None)
         except cv2.error:
             quad = None
         if quad is None:

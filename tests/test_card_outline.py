@@ -250,3 +250,26 @@ def test_the_sides_of_a_card_square_to_the_frame_pair_up_across_the_angles_wrap(
     pairs, _ = _line_seeds(edges, light, 1.0)
     # One box between them, its sides 200 px apart (the sides are 3 degrees from parallel).
     assert any(abs(np.linalg.norm(box[3] - box[0]) - 200) < 8 for box in pairs)
+
+
+def test_the_decks_shape_picks_the_card_over_a_longer_box_as_whole():
+    # Bellot's jack on four cards: a box running on past its end onto the card under it is as
+    # whole as the card's own outline, and longer (it won without the deck's shape). A calibrated
+    # deck knows its length for its width.
+    needs_theme("bellot")
+    faces = theme_cards("bellot", 250)
+    placed = [
+        card("4C", 322, 252, 239, 167),
+        card("8S", 341, 245, 251, 167),
+        card("KD", 324, 269, 26, 167),
+        card("4H", 305, 216, 115, 167),
+        card("JH", 323, 235, 208, 167),
+    ]
+    want = truth(placed[-1], faces)
+    sides = np.linalg.norm(want - np.roll(want, -1, axis=0), axis=1)
+    for seed in (1, 4):
+        frame = render.render_pile(
+            placed, "dark", np.random.default_rng(seed), faces=faces, glare=0.2, **CAMERA
+        )
+        quad = find_top_card(frame, aspect=float(sides.max() / sides.min()))
+        assert quad is not None and iou(quad, want) > 0.9

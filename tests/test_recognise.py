@@ -260,6 +260,18 @@ def test_a_profile_keeps_or_improves_accuracy_and_round_trips(tmp_path):
     profile.save(path)
     again = Recogniser(Profile.load(path))
     assert _accuracy(again, frames[:6]) == _accuracy(Recogniser(profile), frames[:6])
+    # The deck's shape (its length for its width) is learnt and kept.
+    want = render.card_sprite(SUITED[0], 200, style, None)[1].shape
+    assert profile.aspect == pytest.approx(want[0] / want[1], rel=0.02)
+    assert Profile.load(path).aspect == profile.aspect
+
+
+def test_a_profile_saved_before_the_decks_shape_was_kept_still_loads(tmp_path):
+    older = tmp_path / "older.npz"
+    np.savez(
+        older, version=np.array(2), faces=np.zeros((2, 60, 40), np.float32), face_codes=np.array(["AS", "AS"])
+    )
+    assert Profile.load(older).aspect is None
 
 
 def test_a_corrupt_or_foreign_profile_is_a_one_line_error(tmp_path):
@@ -268,7 +280,10 @@ def test_a_corrupt_or_foreign_profile_is_a_one_line_error(tmp_path):
     other = tmp_path / "other.npz"
     np.savez(other, version=np.array(99))
     missing = tmp_path / "missing.npz"
-    for path in (junk, other, missing):
+    flat = tmp_path / "flat.npz"
+    faces = np.zeros((2, 60, 40), np.float32)
+    np.savez(flat, version=np.array(2), faces=faces, face_codes=np.array(["AS", "AS"]), aspect=np.array(0.3))
+    for path in (junk, other, missing, flat):
         with pytest.raises(ProfileError) as err:
             Profile.load(path)
         assert "\n" not in str(err.value) and str(path) in str(err.value)
