@@ -222,7 +222,7 @@ def _facing(to: float, ang: float, rho: float, t0: float, t1: float) -> tuple[fl
 
 
 def _line_seeds(
-    edges: np.ndarray, light: np.ndarray, scale: float
+    edges: np.ndarray, light: np.ndarray, scale: float, aspect: float | None = None
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Rectangles between pairs of long parallel edge lines a card's width or length apart, and
     from two square sides meeting at a corner."""
@@ -275,10 +275,10 @@ def _line_seeds(
             n = np.array([-u[1], u[0]], np.float32)
             p0, p1 = rho * n + t0 * u, rho * n + t1 * u
             out.append(np.array([p0, p1, p1 + gap * n, p0 + gap * n], np.float32))
-    return out, _corner_seeds(lines, scale)
+    return out, _corner_seeds(lines, scale, aspect)
 
 
-def _corner_seeds(lines: list[list[float]], scale: float) -> list[np.ndarray]:
+def _corner_seeds(lines: list[list[float]], scale: float, aspect: float | None = None) -> list[np.ndarray]:
     """Rectangles from two square sides meeting at a corner (angle, offset, extent each), a card's
     shape: the top card's other two sides may lie white on the white cards under it."""
     lo, hi = MIN_WIDTH * scale * 1.3, MAX_WIDTH * scale * 1.65  # a card's long side
@@ -307,7 +307,8 @@ def _corner_seeds(lines: list[list[float]], scale: float) -> list[np.ndarray]:
                     continue
                 # Both sides whole, or one cut short (white on white): the card's shape from the
                 # longer one, which is its long side or its short one.
-                sizes = [(e1, e1 / 1.45), (e1, e1 * 1.45)]
+                ratio = aspect or 1.45  # the deck's shape, when known: the far sides land on its edges
+                sizes = [(e1, e1 / ratio), (e1, e1 * ratio)]
                 if 1.3 <= e1 / max(e2, 1.0) <= 1.65:
                     sizes.append((e1, e2))
                 for s1, s2 in sizes:
@@ -404,7 +405,7 @@ _LENGTHS = (1.36, 1.45, 1.55)  # a card's length for its width: poker 1.40, brid
 
 
 def _complete(
-    image: np.ndarray, quad: np.ndarray, whole: np.ndarray, holds: bool = False
+    image: np.ndarray, quad: np.ndarray, whole: np.ndarray, holds: bool = False, aspect: float | None = None
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """A quad with one side astray (on the edge of a card underneath, which the rough box took
     in, or on a frame printed on the card) put right: that side is put a card's length or width
@@ -421,7 +422,7 @@ def _complete(
             n = -n  # towards the side being put right
         across = float(np.linalg.norm(d))  # the card's extent along these sides
         now = float(np.dot(n, (quad[(j + 2) % 4] + quad[(j + 3) % 4]) / 2 - (a + b) / 2))
-        for ratio in _LENGTHS:
+        for ratio in (aspect,) if aspect else _LENGTHS:
             for dist in (across * ratio, across / ratio):
                 if holds and dist > 1.1 * now:
                     continue
@@ -459,10 +460,12 @@ def _refined(
     outermost: bool = False,
     strict: bool = True,
     complete: bool = True,
+    aspect: float | None = None,
 ) -> _Quad | None:
     """A rough box moved onto the card's edges, with the share of its outline that is whole.
     Not `strict`: the box is the change mask's, which holds the new card and nothing else.
-    `complete`: a side astray may be put right (`_complete`, the dearest step)."""
+    `complete`: a side astray may be put right (`_complete`, the dearest step), at the deck's
+    length for its width (`aspect`) when that is known."""
     for outer in (outermost, True) if not outermost else (True,):
         # The strongest line near each side, else (a side moved onto a line printed on the card
         # makes a squat box) the outermost strong one.
@@ -477,7 +480,7 @@ def _refined(
         whole[_off_frame(quad, image.shape)] = False
         if _quad_ok(quad) and whole.mean(axis=1).min() >= _SIDE:
             break
-        done = _complete(image, quad, whole, holds=not strict) if complete else None
+        done = _complete(image, quad, whole, holds=not strict, aspect=aspect) if complete else None
         if done is not None:
             quad, whole = done
             break
@@ -653,7 +656,9 @@ def _search(
         # outermost may be the edge of a card underneath, white on white), stepping out from a
         # court card's frame to the card round it.
         for outer in (True, False):
-            found = _refined(image, hint, (int(0.2 * short) + 4, 4), outermost=outer, strict=False)
+            found = _refined(
+                image, hint, (int(0.2 * short) + 4, 4), outermost=outer, strict=False, aspect=aspect
+            )
             if found is None:
                 continue
             if found.support >= _SURE and _shaped(found.quad, aspect):
@@ -675,7 +680,7 @@ def _search(
     def refine_all(boxes: list[np.ndarray], least: float = 0.0) -> None:
         for i, box in enumerate(boxes):
             # Only the likeliest boxes may have a side put right: it costs up to 24 side fits.
-            found = _refined(image, box / scale, (reach, reach), complete=i < _COMPLETE)
+            found = _refined(image, box / scale, (reach, reach), complete=i < _COMPLETE, aspect=aspect)
             if found is not None and found.support >= least and in_change(found):
                 scored.append(found)
                 grown = _grown(image, found) if found.support >= _GROWN else None
@@ -695,7 +700,7 @@ def _search(
         # Outlines broken into the pictures or the cards round them (a court picture that runs to
         # the card's edge): pairs of straight sides too. They find more junk (a picture's frame,
         # the end of a card underneath): only sure ones, and the full-sized card on top wins.
-        pairs, corners = _line_seeds(edges, light, scale)
+        pairs, corners = _line_seeds(edges, light, scale, aspect)
         refine_all(_likeliest(pairs, edges), _LINES)
         # Boxes from corners cost as much again: only while no card with a card's margin is found.
         if not any(q.support >= _LINES and q.margin for q in scored):
