@@ -422,7 +422,9 @@ def _complete(
             n = -n  # towards the side being put right
         across = float(np.linalg.norm(d))  # the card's extent along these sides
         now = float(np.dot(n, (quad[(j + 2) % 4] + quad[(j + 3) % 4]) / 2 - (a + b) / 2))
-        for ratio in (aspect,) if aspect else _LENGTHS:
+        for ratio in (aspect, *_LENGTHS) if aspect else _LENGTHS:
+            if aspect and ratio != aspect and best is not None:
+                break  # the deck's own shape did: a guessed one is only for when it doesn't
             for dist in (across * ratio, across / ratio):
                 if holds and dist > 1.1 * now:
                     continue
