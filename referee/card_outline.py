@@ -639,6 +639,29 @@ def _covered(mask: np.ndarray, quad: np.ndarray) -> float:
     return float(np.count_nonzero(mask[p[ok, 1], p[ok, 0]] > 127)) / len(p)
 
 
+def _change_fits(
+    image: np.ndarray, hint: np.ndarray, aspect: float | None = None
+) -> tuple[np.ndarray | None, list[_Quad]]:
+    """The change's own box `hint` fitted to the card's edges: the quad if that is sure, else None
+    and the fits that are not (for the search round the change). `aspect`: see _pick."""
+    # The change covers the card, its shadow and a margin: its sides lie outside the card's.
+    short = min(np.linalg.norm(hint[1] - hint[0]), np.linalg.norm(hint[2] - hint[1]))
+    # Nothing but the new card is in it: no need to be strict about its sides. The outermost
+    # lines first (a frame printed on the card is inside its edge), then the strongest (the
+    # outermost may be the edge of a card underneath, white on white), stepping out from a
+    # court card's frame to the card round it.
+    scored = []
+    for outer in (True, False):
+        found = _refined(image, hint, (int(0.2 * short) + 4, 4), outermost=outer, strict=False, aspect=aspect)
+        if found is None:
+            continue
+        if found.support >= _SURE and _shaped(found.quad, aspect):
+            grown = None if outer else _grown(image, found)
+            return (grown or found).quad, []
+        scored.append(found)
+    return None, scored
+
+
 def _search(
     image: np.ndarray,
     work: int,
@@ -651,22 +674,9 @@ def _search(
     mask `mask`), searched at `work` px."""
     scored = []
     if hint is not None:
-        # The change covers the card, its shadow and a margin: its sides lie outside the card's.
-        short = min(np.linalg.norm(hint[1] - hint[0]), np.linalg.norm(hint[2] - hint[1]))
-        # Nothing but the new card is in it: no need to be strict about its sides. The outermost
-        # lines first (a frame printed on the card is inside its edge), then the strongest (the
-        # outermost may be the edge of a card underneath, white on white), stepping out from a
-        # court card's frame to the card round it.
-        for outer in (True, False):
-            found = _refined(
-                image, hint, (int(0.2 * short) + 4, 4), outermost=outer, strict=False, aspect=aspect
-            )
-            if found is None:
-                continue
-            if found.support >= _SURE and _shaped(found.quad, aspect):
-                grown = None if outer else _grown(image, found)
-                return (grown or found).quad
-            scored.append(found)
+        sure, scored = _change_fits(image, hint, aspect)
+        if sure is not None:
+            return sure
     h, w = image.shape[:2]
     # A frame is searched WORK_WIDTH wide, a crop round a change HINT_WORK at its longest; by an
     # integer factor, which INTER_AREA has a fast path for.
@@ -724,6 +734,21 @@ def _hint_box(hint_mask: np.ndarray) -> tuple[np.ndarray, tuple[int, int, int, i
     return cv2.boxPoints(cv2.minAreaRect(blob)), (x, y, bw + k, bh + k)
 
 
+def _change_crop(
+    hint_mask: np.ndarray, shape: tuple[int, ...]
+) -> tuple[np.ndarray, tuple[slice, slice], np.ndarray] | None:
+    """The change's box, the crop round it (a margin added) and the crop's offset, or None."""
+    found = _hint_box(hint_mask)
+    if found is None:
+        return None
+    box, (x, y, bw, bh) = found
+    pad = max(bw, bh) // 8 + 8
+    x0, y0 = max(x - pad, 0), max(y - pad, 0)
+    x1, y1 = min(x + bw + pad, shape[1]), min(y + bh + pad, shape[0])
+    offset = np.array([x0, y0], np.float32)
+    return box - offset, (slice(y0, y1), slice(x0, x1)), offset
+
+
 def find_top_card(
     image: np.ndarray,
     hint_mask: np.ndarray | None = None,
@@ -740,18 +765,32 @@ def find_top_card(
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     if hint_mask is not None and hint_mask.shape[:2] == image.shape[:2]:
         # The change since the last rest is where the new card lies: search only round it.
-        found = _hint_box(hint_mask)
-        if found is None:
+        crop = _change_crop(hint_mask, image.shape)
+        if crop is None:
             return None
-        box, (x, y, bw, bh) = found
-        pad = max(bw, bh) // 8 + 8
-        x0, y0 = max(x - pad, 0), max(y - pad, 0)
-        x1, y1 = min(x + bw + pad, image.shape[1]), min(y + bh + pad, image.shape[0])
-        offset = np.array([x0, y0], np.float32)
-        quad = _search(image[y0:y1, x0:x1], HINT_WORK, box - offset, hint_mask[y0:y1, x0:x1], aspect=aspect)
+        box, at, offset = crop
+        quad = _search(image[at], HINT_WORK, box, hint_mask[at], aspect=aspect)
         return None if quad is None else order_quad(quad + offset)
     quad = _search(image, WORK_WIDTH, length=length, aspect=aspect)
     return None if quad is None else order_quad(quad)
+
+
+def change_outline(
+    image: np.ndarray, hint_mask: np.ndarray, aspect: float | None = None
+) -> tuple[np.ndarray | None, bool]:
+    """The change's own outline, sure or not, and whether it is sure (then `find_top_card` with
+    the same mask returns it too); None when it has none. Cheap: a few side fits, not the search
+    round the change that `find_top_card` makes when the outline is not sure. `aspect`: as for
+    `find_top_card`."""
+    if image is None or image.ndim != 3 or min(image.shape[:2]) < 40 or hint_mask.shape != image.shape[:2]:
+        return None, False
+    crop = _change_crop(hint_mask, image.shape)
+    if crop is None:
+        return None, False
+    box, at, offset = crop
+    sure, fits = _change_fits(image[at], box, aspect)
+    quad = sure if sure is not None else _pick(fits, aspect=aspect)
+    return (None if quad is None else order_quad(quad + offset)), sure is not None
 
 
 def warp_card(image: np.ndarray, quad: np.ndarray, size: tuple[int, int] = WARP_SIZE) -> np.ndarray:

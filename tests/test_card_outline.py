@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from referee import render
-from referee.card_outline import _line_seeds, find_top_card, order_quad, warp_card
+from referee.card_outline import _line_seeds, change_outline, find_top_card, order_quad, warp_card
 from referee.card_themes import available_themes, theme_cards
 from referee.cards import parse_card
 
@@ -176,6 +176,19 @@ def test_frames_without_a_card_give_none():
     assert find_top_card(black, mask) is None  # an empty change
     mask[100:300, 200:350] = 255
     assert find_top_card(black, mask) is None  # a change with nothing card-like in it
+
+
+def test_the_change_outline_alone():
+    # A sure outline of the change is what the search with that mask returns, without the search.
+    placed = two_cards(9, "KS", "6C")
+    frame, mask = shoot(placed, "patterned", 9)
+    quad, sure = change_outline(frame, mask)
+    assert sure and quad is not None and np.allclose(quad, find_top_card(frame, mask))
+    assert iou(quad, truth(placed[-1])) > 0.9
+    black = np.zeros((480, 640, 3), np.uint8)
+    assert change_outline(black, np.zeros((480, 640), np.uint8)) == (None, False)  # no change
+    assert change_outline(black, mask) == (None, False)  # a change with nothing card-like in it
+    assert change_outline(frame, mask[:100]) == (None, False)  # a mask of another size
 
 
 def test_a_big_court_card_whose_picture_sits_deep_inside_it():

@@ -5,7 +5,7 @@ import shutil
 import numpy as np
 import pytest
 
-from referee import render
+from referee import recognise, render
 from referee.card_themes import available_themes, theme_cards
 from referee.cards import SUITED, parse_card
 from referee.recognise import (
@@ -176,6 +176,29 @@ def test_a_change_mask_locates_the_new_card():
     mask = (np.abs(after.astype(int) - before).sum(axis=2) > 30).astype(np.uint8) * 255
     reading = Recogniser().recognise(after, hint_mask=mask)
     assert reading.card is parse_card("JD")
+
+
+def test_the_search_round_a_change_only_when_its_outline_neither_is_sure_nor_reads_surely(monkeypatch):
+    rng = np.random.default_rng(5)
+    table = render.table_surface("wood", (640, 480), rng)
+    placed = [render.Placement(parse_card("2C"), 300, 250, 10, 160)]
+    before = render.compose(placed, table)
+    after = render.compose([*placed, render.Placement(parse_card("JD"), 340, 230, 60, 160)], table)
+    mask = (np.abs(after.astype(int) - before).sum(axis=2) > 30).astype(np.uint8) * 255
+    quad = find_top_card(after, mask)
+    searches = []
+
+    def search(image, hint_mask=None, length=None, aspect=None):
+        searches.append(hint_mask)
+        return quad
+
+    monkeypatch.setattr(recognise, "find_top_card", search)
+    for outline, searched in (((quad, False), 0), ((None, False), 1), ((quad[[1, 2, 3, 0]], True), 0)):
+        searches.clear()
+        monkeypatch.setattr(recognise, "change_outline", lambda image, mask, aspect=None, got=outline: got)
+        reading = Recogniser().recognise(after, hint_mask=mask)
+        assert reading.card is parse_card("JD") and reading.confidence > 0.9
+        assert len(searches) == searched
 
 
 def test_bad_frames_give_no_card_and_no_exception(recogniser):
