@@ -1,6 +1,6 @@
 """Benchmark the camera: top-card accuracy, watch sequences, and cost per frame.
 
-    .venv/bin/python benchmarks/bench_vision.py          (about 2 minutes)
+    .venv/bin/python benchmarks/bench_vision.py          (about 10 minutes)
 
 Everything side by side in one run with the naive baseline (benchmarks/naive_detector.py):
 1. Top-card accuracy on rendered frames: the project's own card styles on every
