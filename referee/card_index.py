@@ -70,15 +70,31 @@ def _has_hole(mask: np.ndarray) -> bool:
     return any(stats[k, cv2.CC_STAT_AREA] >= 3 for k in range(2, n))
 
 
-def _same_line(row: list[int], stats: np.ndarray, labels: np.ndarray) -> list[int]:
-    """The leftmost blob of a row, and beside it the 0 of a 10: of its height and with a hole,
-    unlike a big pip or a picture that shares the row."""
+def _same_line(row: list[int], stats: np.ndarray, labels: np.ndarray, least: float = 0.0) -> list[int]:
+    """The leftmost blob of a row at least `least` of the row's height, and beside it the 0 of a
+    10: of its height and with a hole, unlike a big pip or a picture that shares the row."""
+    tallest = max(stats[k, cv2.CC_STAT_HEIGHT] for k in row)
     row = sorted(row, key=lambda k: stats[k, cv2.CC_STAT_LEFT])
-    h = stats[row[0], cv2.CC_STAT_HEIGHT]
-    out = row[:1]
-    for k in row[1:]:
+    first = next(i for i, k in enumerate(row) if stats[k, cv2.CC_STAT_HEIGHT] >= least * tallest)
+    h = stats[row[first], cv2.CC_STAT_HEIGHT]
+    out = [row[first]]
+    for k in row[first + 1 :]:
         x, y, bw, bh, _ = stats[k]
         if 0.7 * h <= bh <= 1.3 * h and _has_hole(labels[y : y + bh, x : x + bw] == k):
+            out.append(k)
+    return out
+
+
+def _pieces(glyph: list[int], specks: list[int], stats: np.ndarray, above: int) -> list[int]:
+    """The specks that lie over a glyph's columns, between `above` and the glyph's bottom: pieces
+    of it that blur broke off (the top leaf of a small club)."""
+    x0 = min(stats[k, cv2.CC_STAT_LEFT] for k in glyph)
+    x1 = max(stats[k, cv2.CC_STAT_LEFT] + stats[k, cv2.CC_STAT_WIDTH] for k in glyph)
+    y1 = max(stats[k, cv2.CC_STAT_TOP] + stats[k, cv2.CC_STAT_HEIGHT] for k in glyph)
+    out = []
+    for k in specks:
+        x, y, bw, bh, _ = stats[k]
+        if x >= x0 and x + bw <= x1 and y >= above and y + bh <= y1:
             out.append(k)
     return out
 
@@ -86,14 +102,15 @@ def _same_line(row: list[int], stats: np.ndarray, labels: np.ndarray) -> list[in
 def _cut_pictures(ink: np.ndarray, labels: np.ndarray, stats: np.ndarray) -> bool:
     """Cut a glyph from a big pip or picture it touches (a court card's J against its spade).
 
-    A blob in the index column that is clearly wider than tall is cut at its thinnest column,
-    and the right part dropped unless it has a hole: a 10 whose digits touch stays whole.
+    A blob in the index column that is wider than tall (or about as wide, barely joined) is cut
+    at its thinnest column, and the right part dropped unless it has a hole: a 10 whose digits
+    touch stays whole.
     Changes `ink`; True if it cut anything."""
     ch, cw = ink.shape
     cut = False
     for k in range(1, len(stats)):
         x, y, bw, bh, _ = stats[k]
-        if x > 0.3 * cw or bw < 1.15 * bh or bh < 0.1 * ch:
+        if x > 0.3 * cw or bw < 0.9 * bh or bh < 0.1 * ch:
             continue
         mask = labels[y : y + bh, x : x + bw] == k
         cols = np.count_nonzero(mask, axis=0)
@@ -101,7 +118,10 @@ def _cut_pictures(ink: np.ndarray, labels: np.ndarray, stats: np.ndarray) -> boo
         if hi <= lo:
             continue
         at = lo + int(np.argmin(cols[lo:hi]))
-        if cols[at] <= 0.25 * cols.max() and not _has_hole(mask[:, at:]):
+        # A blob about as wide as tall may be one glyph (a wide K): cut only where it barely
+        # touches (a condensed K's leg against the big pip beside it).
+        thinnest = 0.25 if bw >= 1.15 * bh else 0.12
+        if cols[at] <= thinnest * cols.max() and not _has_hole(mask[:, at:]):
             ink[y : y + bh, x + at : x + bw][mask[:, at:]] = 0
             cut = True
     return cut
@@ -120,15 +140,25 @@ def _index_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, int]
     n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     if _cut_pictures(ink, labels, stats):
         n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
-    keep = []
+    keep, specks = [], []
     for k in range(1, n):
         x, y, bw, bh, area = stats[k]
         if area < 6 or bh < 3:
             continue
+        if bw < 0.1 * ch and bh < 0.1 * ch:
+            # Smaller than any index glyph: a speck heading a row would be taken for the rank, but
+            # it may be a piece of a pip that blur broke (a club's leaf), put back below.
+            specks.append(k)
+            continue
         touches = x == 0 or y == 0 or x + bw >= cw or y + bh >= ch
-        if (x == 0 and y == 0) or (x + bw >= cw and y + bh >= ch and (bw > 0.5 * cw or bh > 0.5 * ch)):
+        # The table seen past a rounded corner fills the crop's corner, and the card's outline
+        # curves round it as a line; a glyph-tall blob of thicker strokes that only touches both
+        # edges is an index set close to them (a condensed 1 in a misfit warp).
+        line = area < 2 * bh  # a line (no glyph's strokes are this thin on average)
+        past_corner = x == 0 and y == 0 and (labels[0, 0] == k or bh < 0.2 * ch or line)
+        if past_corner or (x + bw >= cw and y + bh >= ch and (bw > 0.5 * cw or bh > 0.5 * ch)):
             continue  # the table seen past a rounded corner, or a picture's corner
-        if touches and (bw <= 3 or bh <= 3 or area < 0.2 * bw * bh or bw > 0.8 * cw or bh > 0.6 * ch):
+        if touches and (bw <= 3 or bh <= 3 or line or area < 0.2 * bw * bh or bw > 0.8 * cw or bh > 0.6 * ch):
             continue  # the card's outline or a court frame, not a glyph
         if x + bw >= cw and x > 0.6 * cw:
             continue  # the edge of a picture to the right
@@ -157,8 +187,14 @@ def _index_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, int]
     big = [r for r in rows if max(stats[k, cv2.CC_STAT_HEIGHT] for k in r) >= 0.06 * ch]
     if len(big) < 2:
         return None
-    rank = np.isin(labels, _same_line(big[0], stats, labels)).astype(np.uint8) * 255
-    suit = np.isin(labels, _same_line(big[1], stats, labels)).astype(np.uint8) * 255
+    # A rank row's blob less than half its height is no glyph of it (a piece of the card's outline
+    # left of the rank); a pip may be, beside a bigger one.
+    rank_blobs = _same_line(big[0], stats, labels, 0.5)
+    rank = np.isin(labels, rank_blobs).astype(np.uint8) * 255
+    suit_blobs = _same_line(big[1], stats, labels)
+    rank_bottom = max(stats[k, cv2.CC_STAT_TOP] + stats[k, cv2.CC_STAT_HEIGHT] for k in rank_blobs)
+    suit_blobs += _pieces(suit_blobs, specks, stats, int(rank_bottom))
+    suit = np.isin(labels, suit_blobs).astype(np.uint8) * 255
     suit = _trim_suit(suit, rank)
     if suit is None:
         return None
@@ -171,10 +207,16 @@ def _drop_rules(ink: np.ndarray) -> np.ndarray | None:
     returns where lines were cut (and round it), or None.
 
     OpenCV's opening counts the crop's edge as ink, so a run that reaches the bottom edge counts
-    from half the length: picture strokes that join a pip from below are cut off with it."""
+    from half the length: picture strokes that join a pip from below are cut off with it (and so
+    do runs across that reach a side: the table seen past the card's top edge, a frame's top).
+    Not so the top edge, which the index itself sits against: a tall rank close to the card's top
+    (a condensed serif 10 or 8) would have its upright strokes taken for rules."""
     ch, cw = ink.shape
     # Long runs of ink, less those that are thick across (the wide middle of a big pip is long too).
-    down = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((max(8, round(0.6 * ch)), 1), np.uint8))
+    # A blank margin above, as deep as the opening reaches, makes the top edge count as paper.
+    long = max(8, round(0.6 * ch))
+    down = cv2.copyMakeBorder(ink, long, 0, 0, 0, cv2.BORDER_CONSTANT, value=0)
+    down = cv2.morphologyEx(down, cv2.MORPH_OPEN, np.ones((long, 1), np.uint8))[long:]
     down &= ~cv2.morphologyEx(down, cv2.MORPH_OPEN, np.ones((1, 5), np.uint8))
     across = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, max(8, round(0.7 * cw))), np.uint8))
     across &= ~cv2.morphologyEx(across, cv2.MORPH_OPEN, np.ones((5, 1), np.uint8))

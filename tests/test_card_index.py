@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import shutil
+
 import cv2
 import numpy as np
 import pytest
 
 from referee import card_index, render
 from referee.card_outline import WARP_SIZE
+from referee.card_themes import available_themes, theme_cards
 from referee.cards import parse_card
 
 
@@ -59,3 +62,59 @@ def test_strokes_of_a_picture_joined_to_the_suit_pip_are_cut_off(code):
     cv2.line(card, tip, (sx, sy + 2 * sh), ink, 2)
     cv2.circle(card, (sx + 2 * sw, sy + 2 * sh), max(3, sh // 3), ink, -1)
     assert best(card) == code
+
+
+@pytest.mark.parametrize("code", ["7H", "QS", "4D", "AS"])
+def test_a_speck_beside_the_rank_is_not_taken_for_it(code):
+    # A speck of dirt or print left of the rank, in its row: the leftmost blob of the row was
+    # taken for the rank.
+    card = upright(code)
+    (rx, ry, _, _), _ = glyph_boxes(card)
+    cv2.circle(card, (rx - 4, ry + 3), 2, (30, 30, 30), -1)
+    assert best(card) == code
+
+
+def condensed_ten(height: int) -> np.ndarray:
+    """A serif 10 squeezed to about half as wide as tall, as condensed card indices draw it (255 = ink)."""
+    img = np.zeros((120, 120), np.uint8)
+    cv2.putText(img, "10", (5, 95), cv2.FONT_HERSHEY_TRIPLEX, 3.0, 255, 3, cv2.LINE_AA)
+    x, y, w, h = cv2.boundingRect(cv2.findNonZero((img > 127).astype(np.uint8)))
+    width = round(w * height / h * 0.32)
+    return cv2.resize(img[y : y + h, x : x + w], (width, height), interpolation=cv2.INTER_AREA)
+
+
+@pytest.mark.parametrize("top", [1, 3])
+def test_a_tall_condensed_ten_against_the_cards_top_is_cut_whole(top):
+    # A tall index set close to the card's top edge reaches the crop's top: its upright strokes
+    # were taken for a picture's frame and cut out, leaving a sliver read as a 6 or 9.
+    w, h = WARP_SIZE
+    card = np.full((h, w, 3), 245, np.uint8)
+    ten = condensed_ten(40).astype(np.float32)[..., None] / 255
+    th, tw = ten.shape[:2]
+    region = card[top : top + th, 5 : 5 + tw]
+    region[:] = (region * (1 - ten) + 20 * ten).astype(np.uint8)
+    render.draw_pip(card, "S", (5 + tw // 2, top + th + 12), 16, (20, 20, 20))
+    card = cv2.GaussianBlur(np.minimum(card, card[::-1, ::-1]), (0, 0), 0.8)  # both corners
+    rank = card_index._index_parts(card)[0]
+    assert cv2.boundingRect(cv2.findNonZero(rank))[2] >= tw - 2  # the 1 and the 0
+    assert best(card) == "10S"
+
+
+HAVE_BELLOT = "bellot" in available_themes() and shutil.which("rsvg-convert") is not None
+
+
+@pytest.mark.skipif(not HAVE_BELLOT, reason="apt install gnome-cards-data librsvg2-bin")
+@pytest.mark.parametrize("code", ["10S", "10H", "10D", "10C", "8S", "QH", "QD", "JS", "JD"])
+def test_a_condensed_serif_index_unseen_in_training_is_read(code):
+    # Debian's bellot deck (held out from the model's training): a tall condensed serif index
+    # close to the card's edges, a big pip right beside it on court cards. Its upright card as a
+    # camera's warp gives it: lower resolution, blur, noise and JPEG, seeded.
+    face = cv2.resize(theme_cards("bellot", 250)[code], WARP_SIZE, interpolation=cv2.INTER_AREA)
+    rng = np.random.default_rng(7)
+    for _ in range(3):
+        src = int(rng.uniform(110, 200))
+        img = cv2.resize(face, (src, round(src * WARP_SIZE[1] / WARP_SIZE[0])), interpolation=cv2.INTER_AREA)
+        img = cv2.GaussianBlur(cv2.resize(img, WARP_SIZE, interpolation=cv2.INTER_LINEAR), (0, 0), 0.7)
+        img = np.clip(img + rng.normal(0, 3, img.shape), 0, 255).astype(np.uint8)
+        _, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 85])
+        assert best(cv2.imdecode(buf, cv2.IMREAD_COLOR)) == code
