@@ -178,9 +178,12 @@ def compose_corner(rank: np.ndarray, pip: np.ndarray, red: bool, rng: np.random.
     paper = rng.integers(225, 256)
     card = np.full((h, w, 3), paper, np.uint8)
     colour = RED if red else (20, 20, 20)
-    rh = int(rng.uniform(17, 38))
+    rh = int(rng.uniform(17, 44))
     # Card indices are often condensed, sometimes wide; strokes heavier or lighter than the font's.
-    rw = max(3, round(rank.shape[1] * rh / rank.shape[0] * rng.uniform(0.65, 1.2)))
+    # A quarter are squeezed harder than any font here draws: a tall condensed 10 is about half as
+    # wide as tall, a normal one as wide.
+    squeeze = rng.uniform(0.65, 1.2) if rng.random() < 0.75 else rng.uniform(0.45, 0.65)
+    rw = max(3, round(rank.shape[1] * rh / rank.shape[0] * squeeze))
     k = int(rng.integers(-1, 2)) * max(1, rank.shape[0] // 25)
     if k:
         op = cv2.dilate if k > 0 else cv2.erode
@@ -211,6 +214,24 @@ def hershey_glyph(text: str, font: int, thickness: int) -> np.ndarray:
     pts = cv2.findNonZero((img > 110).astype(np.uint8))
     x, y, bw, bh = cv2.boundingRect(pts)
     return img[y : y + bh, x : x + bw]
+
+
+def tight_ten(glyph: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A 10 set tight, as many decks squeeze it into the index's column: most or all of the blank
+    columns between the 1 and the 0 taken out, so that blur joins them into one blob."""
+    blank = ~glyph.astype(bool).any(axis=0)
+    runs, start = [], None
+    for i, b in enumerate(blank.tolist() + [False]):
+        if b and start is None:
+            start = i
+        elif not b and start is not None:
+            runs.append((start, i))
+            start = None
+    if not runs:
+        return glyph
+    a, b = max(runs, key=lambda r: r[1] - r[0])
+    keep = int(rng.integers(0, max(1, (b - a) // 3) + 1))
+    return np.delete(glyph, np.arange(a, b - keep), axis=1)
 
 
 def flat_top_three(rng: np.random.Generator) -> np.ndarray:
@@ -328,13 +349,18 @@ def main() -> None:
             for r, g in zip(RANKS, glyphs, strict=True):
                 s = SUITS[int(rng.integers(4))]
                 pip = pips[s][int(rng.integers(len(pips[s])))]
+                if r == "10" and rng.random() < 0.5:
+                    g = tight_ten(g, rng)
                 card = compose_corner(g, pip, s in ("H", "D"), rng)
                 glyphs_of(card, r, s, rng, data, max(1, args.copies // 2))
     for font in (0, 1, 2, 3, 4, 5, 6, 7):
         for thickness in (2, 4, 6, 9):
             for r in RANKS:
                 s = SUITS[int(rng.integers(4))]
-                card = compose_corner(hershey_glyph(r, font, thickness), pips[s][0], s in ("H", "D"), rng)
+                g = hershey_glyph(r, font, thickness)
+                if r == "10" and rng.random() < 0.5:
+                    g = tight_ten(g, rng)
+                card = compose_corner(g, pips[s][0], s in ("H", "D"), rng)
                 glyphs_of(card, r, s, rng, data, 1)
     for _ in range(150):
         s = SUITS[int(rng.integers(4))]
