@@ -77,6 +77,12 @@ def side_lengths(quad: np.ndarray) -> np.ndarray:
     return np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
 
 
+def aspect_of(quad: np.ndarray) -> float:
+    """A quad's length for its width (a card's shape: poker 1.40, bridge 1.56)."""
+    sides = side_lengths(quad)
+    return float(sides.max() / max(float(sides.min()), 1.0))
+
+
 def _quad_ok(quad: np.ndarray) -> bool:
     """Card-sized, card-shaped and nearly a rectangle."""
     sides = side_lengths(quad)
@@ -573,10 +579,7 @@ def _inside(quad: np.ndarray, pts: np.ndarray) -> np.ndarray:
 
 def _shaped(quad: np.ndarray, aspect: float | None) -> bool:
     """Whether the quad has the deck's length for its width (any, when that isn't known)."""
-    if aspect is None:
-        return True
-    sides = side_lengths(quad)
-    return abs(float(sides.max() / max(sides.min(), 1.0)) / aspect - 1.0) <= _ASPECT_PLAY
+    return aspect is None or abs(aspect_of(quad) / aspect - 1.0) <= _ASPECT_PLAY
 
 
 def _pick(scored: list[_Quad], length: float | None = None, aspect: float | None = None) -> np.ndarray | None:
@@ -652,8 +655,8 @@ def _change_fits(
     # outermost may be the edge of a card underneath, white on white), stepping out from a
     # court card's frame to the card round it.
     scored = []
+    reach = (int(0.2 * short) + 4, 4)
     for outer in (True, False):
-        reach = (int(0.2 * short) + 4, 4)
         found = _refined(image, hint, reach, outer, strict=False, complete=complete, aspect=aspect)
         if found is None:
             continue

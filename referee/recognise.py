@@ -15,7 +15,15 @@ import cv2
 import numpy as np
 
 from .card_index import _read_corner
-from .card_outline import WARP_SIZE, change_outline, find_top_card, order_quad, side_lengths, warp_card
+from .card_outline import (
+    WARP_SIZE,
+    aspect_of,
+    change_outline,
+    find_top_card,
+    order_quad,
+    side_lengths,
+    warp_card,
+)
 from .cards import JOKER_CODE, Card, parse_card
 from .index_model import load_model
 
@@ -95,8 +103,7 @@ class Profile:
                 quad = find_top_card(image, length=length)
             if quad is None:
                 continue
-            sides = side_lengths(quad)
-            aspects.append(float(sides.max() / sides.min()))
+            aspects.append(aspect_of(quad))
             warped = warp_card(image, quad)
             for view in (warped, warped[::-1, ::-1]):
                 faces.append(_face_template(_face(view)))
@@ -256,8 +263,10 @@ class Recogniser:
         centre = quad.mean(axis=0)
         return self._surest(image, [quad, (quad - centre) * GROW + centre], SURE)
 
-    def _sure(self, scores: dict[str, float], norm: float) -> bool:
-        return bool(scores) and max(scores.values()) >= MIN_SCORE and self._likely(scores, norm) > SURE
+    @classmethod
+    def _card_odds(cls, scores: dict[str, float], norm: float) -> float:
+        """How likely the best reading is, 0 when there is none or it is unlike any card."""
+        return cls._likely(scores, norm) if scores and max(scores.values()) >= MIN_SCORE else 0.0
 
     def recognise(
         self, image: np.ndarray, hint_mask: np.ndarray | None = None, seen: frozenset[str] = frozenset()
@@ -275,7 +284,7 @@ class Recogniser:
             if quick is not None:
                 scores, norm = self._read_outline(image, quick)
         quad = quick
-        if not sure and not self._sure(scores, norm):
+        if not sure and self._card_odds(scores, norm) <= SURE:
             try:
                 quad = find_top_card(image, hint_mask, aspect=aspect)
             except cv2.error:
@@ -288,7 +297,7 @@ class Recogniser:
         # built-in model is sure of a wrong card from a nudged outline more often than a deck's
         # own pictures are, so it is nudged only when a reading is no better than even odds.
         weak = WEAK[self.profile is not None]
-        if not scores or max(scores.values()) < MIN_SCORE or self._likely(scores, norm) <= weak:
+        if self._card_odds(scores, norm) <= weak:
             got, got_norm = self._surest(image, _nudged(quad), SURE)
             if got and (not scores or self._surer((got, got_norm), (scores, norm))):
                 scores, norm = got, got_norm
