@@ -217,6 +217,29 @@ def _one_side_even(light: np.ndarray, ang: float, rho: float, t0: float, t1: flo
     return False
 
 
+def _across(light: np.ndarray, segs: np.ndarray) -> np.ndarray:
+    """Which segments (n x 4: x0, y0, x1, y1) are edges across them: where the grey levels change
+    along one, they mostly change across it. The transform also finds straight rows of bits of
+    edges running another way (across a wood grain's waves), which crowd out the cards' sides."""
+    d = segs[:, 2:] - segs[:, :2]
+    u = d / np.maximum(np.linalg.norm(d, axis=1), 1e-6)[:, None]
+    n = np.stack([-u[:, 1], u[:, 0]], axis=1)
+    t = np.linspace(0.0, 1.0, 16, dtype=np.float32)[None, :, None]
+    p = segs[:, None, :2] + t * d[:, None, :]  # (n, 16, 2)
+    h, w = light.shape
+    x = np.clip(np.round(p[..., 0]).astype(int), 1, w - 2)
+    y = np.clip(np.round(p[..., 1]).astype(int), 1, h - 2)
+    # Central differences at the points alone: no gradient image of the frame is made.
+    gx = light[y, x + 1].astype(np.float32) - light[y, x - 1]
+    gy = light[y + 1, x].astype(np.float32) - light[y - 1, x]
+    mag = np.hypot(gx, gy)
+    strong = mag >= 6.0
+    aligned = np.abs(gx * n[:, None, 0] + gy * n[:, None, 1]) >= 0.8 * mag  # within ~37 degrees
+    n_strong = strong.sum(axis=1)
+    # Too faint to tell (white on white): left to the side fits.
+    return (n_strong < 5) | ((aligned & strong).sum(axis=1) >= 0.6 * n_strong)
+
+
 def _facing(to: float, ang: float, rho: float, t0: float, t1: float) -> tuple[float, float, float, float]:
     """A line (angle in [0, pi), offset, extent) put the way that is nearer angle `to`: a side at
     179 degrees is one at -1, with its offset and extent negated (the wrap of the angle)."""
@@ -238,7 +261,8 @@ def _line_seeds(
         return [], []
     segs = segs.reshape(-1, 4).astype(np.float32)
     length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
-    order = np.argsort(-length)[:200]
+    order = np.argsort(-length)
+    order = order[_across(light, segs[order])][:200]
     # Pieces of one straight side (the transform breaks them up) joined: angle, offset, extent.
     lines: list[list[float]] = []
     for x0, y0, x1, y1 in segs[order]:
@@ -577,6 +601,16 @@ def _inside(quad: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return (cross > 3).all(axis=0) | (cross < -3).all(axis=0)
 
 
+def _holds(found: _Quad, least: float) -> bool:
+    """Whether an outline is whole enough to be taken: `least` of it, or (the top card with a side
+    white on the white card under it, or in a glare) three sides whole, the fourth more than half
+    there, and a card's even margin inside."""
+    if found.support >= least:
+        return True
+    sides = np.sort(found.whole.reshape(4, -1).mean(axis=1))
+    return found.margin and bool(sides[1] >= 0.96) and bool(sides[0] >= 0.6)
+
+
 def _shaped(quad: np.ndarray, aspect: float | None) -> bool:
     """Whether the quad has the deck's length for its width (any, when that isn't known)."""
     return aspect is None or abs(aspect_of(quad) / aspect - 1.0) <= _ASPECT_PLAY
@@ -698,11 +732,16 @@ def _search(
         for i, box in enumerate(boxes):
             # Only the likeliest boxes may have a side put right: it costs up to 24 side fits.
             found = _refined(image, box / scale, (reach, reach), complete=i < _COMPLETE, aspect=aspect)
-            if found is not None and found.support >= least and in_change(found):
-                scored.append(found)
-                grown = _grown(image, found) if found.support >= _GROWN else None
-                if grown is not None and in_change(grown):
+            if found is not None and found.support >= _GROWN and in_change(found):
+                if _holds(found, least):
+                    scored.append(found)
+                # A frame printed on the card, one side put right at the card's shape (not the
+                # frame's), falls short of `least`: the card round it may not.
+                grown = _grown(image, found)
+                if grown is not None and _holds(grown, least) and in_change(grown):
                     scored.append(grown)
+            elif found is not None and _holds(found, least) and in_change(found):
+                scored.append(found)
             # A side of the top card that is faint (white on the white card under it) loses the
             # fit above to a strong line near it: the edge of a card a few px out, or a line
             # printed just inside the card. The box already lies on the card's own edges (its

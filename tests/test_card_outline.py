@@ -11,7 +11,15 @@ import numpy as np
 import pytest
 
 from referee import render
-from referee.card_outline import _line_seeds, aspect_of, change_outline, find_top_card, order_quad, warp_card
+from referee.card_outline import (
+    _across,
+    _line_seeds,
+    aspect_of,
+    change_outline,
+    find_top_card,
+    order_quad,
+    warp_card,
+)
 from referee.card_themes import available_themes, theme_cards
 from referee.cards import parse_card
 
@@ -301,3 +309,43 @@ def test_the_decks_shape_places_the_far_sides_of_a_card_seen_by_one_corner(seed,
     want = truth(placed[-1])
     quad = find_top_card(frame, aspect=h / w)
     assert quad is not None and iou(quad, want) > 0.95
+
+
+@pytest.mark.parametrize(("seed", "glare"), [(2, 0.2), (3, 0.4), (4, 0.2)])
+def test_a_frame_printed_on_the_card_grows_to_the_card_round_it_at_the_decks_shape(seed, glare):
+    # The jack's printed frame is found from its straight sides, one of them put right at the
+    # deck's shape: the card's shape, not the frame's, so the frame's box falls short of the
+    # straight sides' bar. It is still stepped out from to the card round it, which is whole.
+    style = render.STYLES["thin"]
+    placed = [
+        card("6H", 361, 201, 250, 256),
+        card("QD", 272, 192, 63, 256),
+        card("8H", 337, 274, 243, 256),
+        card("3H", 389, 253, 118, 256),
+        card("JC", 366, 219, 88, 256),
+    ]
+    frame = render.render_pile(
+        placed, "patterned", np.random.default_rng(seed), style=style, glare=glare, **CAMERA
+    )
+    want = truth(placed[-1])
+    quad = find_top_card(frame, aspect=aspect_of(want))
+    assert quad is not None and iou(quad, want) > 0.95
+
+
+def test_a_row_of_bits_of_edges_running_another_way_is_no_side():
+    # A wood grain's waves: rows of short edges across the frame. The line transform finds
+    # straight rows of their bits running down across them; a card's side is an edge across it.
+    light = np.full((200, 200), 90, np.uint8)
+    light[::8] = 140  # the grain: thin light lines, each an edge across its own length
+    light[:, 120:] = 230  # a card's side at x = 120, down the frame
+    light = cv2.GaussianBlur(light, (5, 5), 0)
+    segs = np.array(
+        [
+            [120, 10, 120, 190],  # the card's side
+            [30, 10, 100, 190],  # slanting down across the grain
+            [10, 40, 110, 40],  # along a grain line
+            [140, 20, 190, 180],  # on the card's paper: too even to tell, left to the side fits
+        ],
+        np.float32,
+    )
+    assert _across(light, segs).tolist() == [True, False, True, True]
