@@ -733,11 +733,14 @@ def _search(
             # Only the likeliest boxes may have a side put right: it costs up to 24 side fits.
             found = _refined(image, box / scale, (reach, reach), complete=i < _COMPLETE, aspect=aspect)
             if found is not None and found.support >= _GROWN and in_change(found):
-                if _holds(found, least):
+                held = _holds(found, least)
+                if held:
                     scored.append(found)
                 # A frame printed on the card, one side put right at the card's shape (not the
-                # frame's), falls short of `least`: the card round it may not.
-                grown = _grown(image, found)
+                # frame's), falls short of `least`: the card round it may not. Only an even frame
+                # (a card's margin inside it): other boxes short of it, stepped out of, run on
+                # past the top card onto one lying square to it underneath.
+                grown = _grown(image, found) if held or found.margin else None
                 if grown is not None and _holds(grown, least) and in_change(grown):
                     scored.append(grown)
             elif found is not None and _holds(found, least) and in_change(found):
