@@ -9,11 +9,13 @@ card not yet seen since the deck was dealt when two readings are close.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from . import card_index, card_outline
 from .card_index import _read_corner
 from .card_outline import (
     WARP_SIZE,
@@ -26,6 +28,7 @@ from .card_outline import (
 )
 from .cards import JOKER_CODE, Card, parse_card
 from .index_model import load_model
+from .render import Placement, compose
 
 __all__ = ["WARP_SIZE", "Profile", "ProfileError", "Reading", "Recogniser", "find_top_card", "warp_card"]
 
@@ -174,12 +177,30 @@ def _nudged(quad: np.ndarray) -> list[np.ndarray]:
 # The recogniser -----------------------------------------------------------------------------
 
 
+@cache
+def _warm_up() -> None:
+    """Read one small rendered card, once per process: the first reading otherwise carries ~10 ms
+    of one-off costs (numpy's median imports numpy.ma on its first call, OpenCV's first calls) on
+    the frame the watch loop reads a card in. The modules' own functions, not this module's names
+    for them, which tests may replace."""
+    table = np.full((240, 320, 3), (40, 110, 50), np.uint8)
+    frame = compose([Placement(parse_card("QH"), 160, 120, 20, 110)], table)
+    mask = cv2.dilate((frame != table).any(axis=2).astype(np.uint8) * 255, np.ones((9, 9), np.uint8))
+    quad, _ = card_outline.change_outline(frame, mask)
+    card_outline.find_top_card(frame, mask)
+    if quad is not None:
+        warped = card_outline.warp_card(frame, quad)
+        card_index._read_corner(warped)
+        _face(warped)
+
+
 class Recogniser:
     """Reads the top card of a pile; a `Profile` makes it read that deck better."""
 
     def __init__(self, profile: Profile | None = None) -> None:
         self.profile = profile
         load_model()  # now, not on the first card read (~10 ms): the watch loop reads within a frame
+        _warm_up()
 
     def read_warped(self, warped: np.ndarray, corners: tuple[bool, bool] = (True, True)) -> dict[str, float]:
         """Scores per code (log-likelihoods, higher is likelier) for an upright card: the better of
