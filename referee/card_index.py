@@ -258,13 +258,25 @@ def _trim_suit(suit: np.ndarray, rank: np.ndarray) -> np.ndarray | None:
 
 
 def _redness(crop: np.ndarray, ink: np.ndarray) -> float:
-    """How red the ink is, relative to the paper round it: over about 0.15 is red."""
-    sel = ink > 0
-    if crop.ndim != 3 or sel.sum() < 5 or (~sel).sum() < 5:
+    """How red the ink is, relative to the paper round it: over about 0.15 is red.
+
+    The paper's median per channel comes from its histogram, and only the ink's own pixels are
+    made float: the same values as medians of float copies of the crop, at half the cost."""
+    if crop.ndim != 3:
         return 0.0
-    b, g, r = (crop[..., i].astype(np.float32) for i in range(3))
-    paper = [float(np.median(c[~sel])) + 1 for c in (b, g, r)]
-    bn, gn, rn = b[sel] / paper[0], g[sel] / paper[1], r[sel] / paper[2]
+    n_ink = cv2.countNonZero(ink)
+    n_paper = ink.size - n_ink
+    if n_ink < 5 or n_paper < 5:
+        return 0.0
+    paper_mask = cv2.compare(ink, 0, cv2.CMP_EQ)
+    hists = [cv2.calcHist([crop], [i], paper_mask, [256], [0, 256]).ravel() for i in range(3)]
+    below = np.cumsum(hists, axis=1)
+    # The two middle values (one when the count is odd), as np.median averages them.
+    lo = (below < (n_paper - 1) // 2 + 1).sum(axis=1)
+    hi = (below < n_paper // 2 + 1).sum(axis=1)
+    paper = [float(v) / 2 + 1 for v in (lo + hi).tolist()]
+    px = crop[ink > 0].astype(np.float32)
+    bn, gn, rn = px[:, 0] / paper[0], px[:, 1] / paper[1], px[:, 2] / paper[2]
     return float(np.median(rn - (gn + bn) / 2))
 
 
