@@ -207,8 +207,9 @@ class Recogniser:
         its two index corners (top-left, bottom-right: those `corners` in sight), and (with a
         profile) how like the deck's own picture of it it is. Empty when nothing can be read."""
         scores: dict[str, float] = {}
-        for view, seen in zip((warped, warped[::-1, ::-1]), corners, strict=True):
-            got = _read_corner(view) if seen else None
+        for turned, seen in zip((False, True), corners, strict=True):
+            # Turned by a copy, not a view: OpenCV copies a view of negative strides at every call.
+            got = _read_corner(cv2.flip(warped, -1) if turned else warped) if seen else None
             if got:
                 for k, v in got.items():
                     scores[k] = max(scores.get(k, -99.0), v)
