@@ -288,7 +288,18 @@ def _redness(crop: np.ndarray, ink: np.ndarray) -> float:
     paper = [float(v) / 2 + 1 for v in (lo + hi).tolist()]
     px = crop[ink > 0].astype(np.float32)
     bn, gn, rn = px[:, 0] / paper[0], px[:, 1] / paper[1], px[:, 2] / paper[2]
-    return float(np.median(rn - (gn + bn) / 2))
+    return _median(rn - (gn + bn) / 2)
+
+
+def _median(values: np.ndarray) -> float:
+    """np.median of a 1-d array, to the bit (the two middle values' mean in the array's own type),
+    without its overhead: a few us instead of ~20."""
+    n = len(values)
+    k = (n - 1) // 2
+    if n % 2:
+        return float(np.partition(values, k)[k])
+    part = np.partition(values, (k, k + 1))
+    return float((part[k] + part[k + 1]) / 2)
 
 
 COLOUR_PENALTY = 3.0  # nats: ink colour is the surest cue to the suit
