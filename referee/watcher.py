@@ -492,14 +492,17 @@ class PileWatcher:
         if it is big enough for a card."""
         self._changed(self._cur, self._ref)
         mask = cv2.morphologyEx(self._mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-        _, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        # BBDT: the blobs every algorithm finds, at less than half the default's cost on such a mask.
+        n, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_BBDT)
         sh, sw = mask.shape
         x, y, bw, bh = (stats[1:, i] for i in range(4))
         inside = parked | ((x > 0) & (y > 0) & (x + bw < sw) & (y + bh < sh))
         keep = np.flatnonzero(inside) + 1
         if keep.size == 0 or stats[keep, cv2.CC_STAT_AREA].sum() < self._card_px:
             return None
-        area = np.isin(labels, keep).astype(np.uint8) * 255
+        table = np.zeros(n, np.uint8)  # the kept blobs painted by a lookup: cheaper than np.isin
+        table[keep] = 255
+        area = table.take(labels)
         # Close the gaps where the new card landed white on white, so the hint covers the card.
         return cv2.dilate(area, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
 
