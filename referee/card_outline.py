@@ -23,6 +23,7 @@ Pure functions over BGR uint8 images, cheap enough for a Pi frame loop. Two stag
 
 from __future__ import annotations
 
+from functools import cache
 from typing import NamedTuple
 
 import cv2
@@ -52,6 +53,21 @@ _FAMILY = 9  # parallel lines that make a line one of a check cloth's
 _GAP = 6  # px of a straight side missing that the line search joins across
 _RIM = 0.85  # the share of a card's margin that is even (see _paper_rim)
 _GROWN = 0.85  # the share of a whole outline round a card-shaped frame that makes it the card
+_NEXT = [1, 2, 3, 0]  # each corner's next one round the quad (np.roll's result, without its cost)
+
+
+@cache
+def _spaced(lo: float, hi: float, n: int) -> np.ndarray:
+    """np.linspace(lo, hi, n) in float32, made once: it costs ~10 us a call, and the fits that
+    call it run several times a frame."""
+    out = np.linspace(lo, hi, n, dtype=np.float32)
+    out.flags.writeable = False
+    return out
+
+
+def _norms(v: np.ndarray) -> np.ndarray:
+    """np.linalg.norm(v, axis=1) of a float array, to the bit, without its overhead."""
+    return np.sqrt((v * v).sum(axis=1))
 
 
 def order_quad(pts: np.ndarray) -> np.ndarray:
@@ -59,11 +75,12 @@ def order_quad(pts: np.ndarray) -> np.ndarray:
     pts = np.asarray(pts, np.float32).reshape(4, 2)
     c = pts.mean(axis=0)
     pts = pts[np.argsort(np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0]))]
-    if np.linalg.norm(pts[1] - pts[0]) > np.linalg.norm(pts[2] - pts[1]):
-        pts = np.roll(pts, -1, axis=0)
+    d0, d1 = pts[1] - pts[0], pts[2] - pts[1]
+    if np.sqrt(d0.dot(d0)) > np.sqrt(d1.dot(d1)):  # np.linalg.norm's own sums, without its overhead
+        pts = pts[_NEXT]
     # Of the two short-side starts (0 or 180 degrees) take the one nearer the top-left: stable.
     if pts[0].sum() > pts[2].sum():
-        pts = np.roll(pts, 2, axis=0)
+        pts = pts[[2, 3, 0, 1]]
     return pts
 
 
@@ -74,7 +91,7 @@ def _size_ok(w: float, h: float, scale: float) -> bool:
 
 def side_lengths(quad: np.ndarray) -> np.ndarray:
     """The four side lengths of a quad, side i from corner i to corner i + 1."""
-    return np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    return _norms(quad - quad[_NEXT])
 
 
 def aspect_of(quad: np.ndarray) -> float:
@@ -100,7 +117,7 @@ def _quad_ok(quad: np.ndarray) -> bool:
 
 def _edge_support(near: np.ndarray, box: np.ndarray) -> float:
     """The share of the rectangle's outline (corners left out: they are rounded) near an edge."""
-    t = np.linspace(0.12, 0.88, 16, dtype=np.float32)[:, None]
+    t = _spaced(0.12, 0.88, 16)[:, None]
     p = np.concatenate([box[i] + t * (box[(i + 1) % 4] - box[i]) for i in range(4)])
     p = np.round(p).astype(int)
     h, w = near.shape
@@ -366,7 +383,7 @@ def _refine(
     n[:, 0], n[:, 1] = d[:, 1], -d[:, 0]
     n /= np.maximum(np.sqrt((d * d).sum(axis=1)), 1e-6)[:, None]
     n[(n * ((a + b) / 2 - quad.mean(axis=0))).sum(axis=1) < 0] *= -1.0  # outwards
-    t = np.linspace(0.1, 0.9, along, dtype=np.float32)
+    t = _spaced(0.1, 0.9, along)
     offs = np.arange(-reach[0], reach[1] + 1, dtype=np.float32)
     base = a[:, None, :] + t[None, :, None] * d[:, None, :]  # (4, along, 2)
     mx = (base[:, :, None, 0] + offs[None, None, :] * n[:, None, None, 0]).reshape(1, -1)
@@ -394,7 +411,7 @@ def _refine(
         strong = votes >= 0.5 * votes[np.arange(4), best][:, None]
         best = votes.shape[1] - 1 - strong[:, ::-1].argmax(axis=1)
     # Per profile the strongest peak within 2 px of the vote, its position refined to sub-pixel.
-    cols = np.clip(best[:, None] + _NEAR[None, :], 1, step.shape[2] - 2)  # (4, 5)
+    cols = np.minimum(np.maximum(best[:, None] + _NEAR[None, :], 1), step.shape[2] - 2)  # (4, 5)
     side, prof_i = np.arange(4)[:, None], np.arange(along)[None, :]
     win = strength[side[..., None], prof_i[..., None], cols[:, None, :]]  # (4, along, 5)
     k = win.argmax(axis=2)
@@ -417,7 +434,7 @@ def _refine(
     slope[lost], icept[lost], wgt[lost] = 0.0, 0.0, 0.0
     # Profiles off the frame neither count for a side nor against it (but see _refined).
     whole = (wgt > 0) | ~inside
-    if inside.mean() < 0.6:
+    if np.count_nonzero(inside) / inside.size < 0.6:
         whole[:] = False  # mostly off the frame, or a box round the frame
     # The fitted lines, through offset icept at t = 0 and icept + slope at t = 1; each corner
     # where a side's line meets the one before it.
@@ -520,8 +537,8 @@ def _refined(
             break
     else:
         return None
-    t = np.linspace(0.1, 0.9, _ALONG, dtype=np.float32)[None, :, None]
-    points = quad[:, None, :] + t * (np.roll(quad, -1, axis=0) - quad)[:, None, :]
+    t = _spaced(0.1, 0.9, _ALONG)[None, :, None]
+    points = quad[:, None, :] + t * (quad[_NEXT] - quad)[:, None, :]
     # Every side of the top card is there (a side a glare or a white card hides may be half there);
     # a table's check or a box round two cards has a side that is not.
     sides = whole.mean(axis=1)
@@ -537,7 +554,7 @@ def _off_frame(quad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     h, w = shape[:2]
     x, y = quad[:, 0], quad[:, 1]
     out = (x < 3) | (y < 3) | (x > w - 4) | (y > h - 4)
-    return out & np.roll(out, -1)
+    return out & out[_NEXT]
 
 
 def _paper_rim(image: np.ndarray, quad: np.ndarray) -> float:
@@ -545,20 +562,22 @@ def _paper_rim(image: np.ndarray, quad: np.ndarray) -> float:
     (each sample within 12 % of its side's median): a box of a check or stripes crosses them."""
     centre = quad.mean(axis=0)
     inner = centre + (quad - centre) * 0.95
-    t = np.linspace(0.2, 0.8, 16, dtype=np.float32)[None, :, None]
-    pts = (inner[:, None, :] + t * (np.roll(inner, -1, axis=0) - inner)[:, None, :]).reshape(1, -1, 2)
+    t = _spaced(0.2, 0.8, 16)[None, :, None]
+    pts = (inner[:, None, :] + t * (inner[_NEXT] - inner)[:, None, :]).reshape(1, -1, 2)
     grey = cv2.remap(image, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     grey = grey.reshape(4, -1, 3).astype(np.float32) @ _GREY
-    med = np.median(grey, axis=1, keepdims=True)
+    # The median of each side's 16 samples, as np.median takes it (the two middle ones' mean).
+    part = np.partition(grey, (7, 8), axis=1)
+    med = (part[:, 7:8] + part[:, 8:9]) / 2
     return float(np.mean(np.abs(grey - med) <= 0.12 * np.maximum(med, 20.0)))
 
 
 def _runs_on(image: np.ndarray, quad: np.ndarray) -> float:
     """The share of the quad's side lines, past its corners, that still have a step across
     them: a card's sides end at its corners, the lines of a check or a stripe run on."""
-    a, b = quad, np.roll(quad, -1, axis=0)
+    a, b = quad, quad[_NEXT]
     d = b - a
-    n = np.stack([d[:, 1], -d[:, 0]], axis=1) / np.maximum(np.linalg.norm(d, axis=1), 1e-6)[:, None]
+    n = np.stack([d[:, 1], -d[:, 0]], axis=1) / np.maximum(_norms(d), 1e-6)[:, None]
     t = np.array([-0.3, -0.25, -0.2, -0.15, 1.15, 1.2, 1.25, 1.3], np.float32)
     offs = np.arange(-3, 4, dtype=np.float32)
     pts = (a[:, None, None, :] + t[None, :, None, None] * d[:, None, None, :]) + offs[
@@ -593,11 +612,11 @@ def _above(a: _Quad, b: _Quad) -> bool | None:
 
 def _inside(quad: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """Which points lie inside the convex quad (clockwise or not), a few px in from its sides."""
-    a, b = quad, np.roll(quad, -1, axis=0)
+    a, b = quad, quad[_NEXT]
     cross = (b[:, 0] - a[:, 0])[:, None] * (pts[None, :, 1] - a[:, 1:2]) - (b[:, 1] - a[:, 1])[:, None] * (
         pts[None, :, 0] - a[:, 0:1]
     )
-    cross /= np.linalg.norm(b - a, axis=1)[:, None]  # signed distances to the sides
+    cross /= _norms(b - a)[:, None]  # signed distances to the sides
     return (cross > 3).all(axis=0) | (cross < -3).all(axis=0)
 
 
@@ -666,7 +685,7 @@ def _grown(image: np.ndarray, found: _Quad, complete: bool = True) -> _Quad | No
 
 def _covered(mask: np.ndarray, quad: np.ndarray) -> float:
     """The share of the quad that the change mask covers (on a grid of points inside it)."""
-    u = np.linspace(0.1, 0.9, 7, dtype=np.float32)
+    u = _spaced(0.1, 0.9, 7)
     uu, vv = np.meshgrid(u, u)
     uu, vv = uu.ravel()[:, None], vv.ravel()[:, None]
     pts = (1 - vv) * ((1 - uu) * quad[0] + uu * quad[1]) + vv * ((1 - uu) * quad[3] + uu * quad[2])
