@@ -75,7 +75,7 @@ def _has_hole(mask: np.ndarray) -> bool:
     """Whether a glyph (non-zero = ink) encloses background bigger than a speck: a 0 does, a pip
     doesn't."""
     padded = cv2.copyMakeBorder(mask.astype(np.uint8), 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
-    n, _, stats, _ = cv2.connectedComponentsWithStats((padded == 0).astype(np.uint8), connectivity=4)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(cv2.compare(padded, 0, cv2.CMP_EQ), connectivity=4)
     return any(stats[k, cv2.CC_STAT_AREA] >= 3 for k in range(2, n))
 
 
@@ -261,20 +261,20 @@ def _trim_suit(suit: np.ndarray, rank: np.ndarray) -> np.ndarray | None:
     """The suit pip alone, where strokes of a picture beside it joined it (a queen's flower, a
     sceptre): the pip is no taller than the rank and about as wide, so what lies outside that box
     under the rank, and thin strokes, are cut off. None when no pip is left."""
-    ry, rx = np.nonzero(rank)
-    sy, sx = np.nonzero(suit)
-    if len(ry) == 0 or len(sy) == 0:
+    suit_px = cv2.countNonZero(suit)
+    if cv2.countNonZero(rank) == 0 or suit_px == 0:
         return None
-    rh = int(ry.max() - ry.min() + 1)
-    sh, sw = int(sy.max() - sy.min() + 1), int(sx.max() - sx.min() + 1)
+    # Bounding boxes of the ink (OpenCV's, of a mask's non-zero pixels: cheaper than np.nonzero).
+    rx, _, rw, rh = cv2.boundingRect(rank)
+    _, sy, sw, sh = cv2.boundingRect(suit)
     if sh <= 1.25 * rh and sw <= 1.5 * rh:
         return suit  # a pip's own size (some decks' pips are wider than the rank is tall)
     hull = cv2.convexHull(cv2.findNonZero(suit))
-    if len(sy) >= 0.75 * cv2.contourArea(hull):
+    if suit_px >= 0.75 * cv2.contourArea(hull):
         return suit  # solid: a big pip (a small rank beside it), not a pip with strokes
-    centre = (int(rx.min()) + int(rx.max())) / 2
+    centre = (rx + rx + rw - 1) / 2
     x0, x1 = max(0, round(centre - 0.75 * rh)), round(centre + 0.75 * rh) + 1
-    y0, y1 = int(sy.min()), int(sy.min()) + round(1.1 * rh)
+    y0, y1 = sy, sy + round(1.1 * rh)
     out = np.zeros_like(suit)
     out[y0:y1, x0:x1] = suit[y0:y1, x0:x1]
     k = max(2, round(0.12 * rh))

@@ -26,18 +26,17 @@ FEATURES = STRETCH[0] * STRETCH[1] + SQUARE * SQUARE + 8
 def _holes(crop: np.ndarray) -> list[float]:
     """Centres (0 top .. 1 bottom) of enclosed background regions bigger than a speck."""
     padded = cv2.copyMakeBorder(crop, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
-    n, _, stats, cents = cv2.connectedComponentsWithStats((padded == 0).astype(np.uint8), connectivity=4)
-    speck = max(3, 0.01 * int(np.count_nonzero(crop)))
+    n, _, stats, cents = cv2.connectedComponentsWithStats(cv2.compare(padded, 0, cv2.CMP_EQ), connectivity=4)
+    speck = max(3, 0.01 * cv2.countNonZero(crop))
     h = max(1, crop.shape[0])
     return sorted((cents[k][1] - 1) / h for k in range(2, n) if stats[k, cv2.CC_STAT_AREA] >= speck)
 
 
 def glyph_features(binary: np.ndarray) -> np.ndarray | None:
     """The feature vector of one glyph, or None when it holds too little ink to be one."""
-    points = cv2.findNonZero(binary)
-    if points is None or len(points) < 4:
+    if cv2.countNonZero(binary) < 4:
         return None
-    x, y, w, h = cv2.boundingRect(points)
+    x, y, w, h = cv2.boundingRect(binary)  # of the mask's non-zero pixels
     crop = binary[y : y + h, x : x + w]
     stretched = cv2.resize(crop, STRETCH, interpolation=cv2.INTER_AREA)
     side = max(w, h)
