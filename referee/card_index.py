@@ -29,6 +29,12 @@ def _weakest(image: np.ndarray) -> np.ndarray:
 
 def _corner_crop(warped: np.ndarray) -> np.ndarray:
     """The index corner: the fixed `_CORNER` box, grown to hold the rank and suit when they are larger."""
+    return _corner_and_grey(warped)[0]
+
+
+def _corner_and_grey(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The index corner (see `_corner_crop`) and its weakest channel: a corner of the wider
+    region's, which is worked out anyway."""
     h, w = warped.shape[:2]
     x0, x1, y0, y1 = _CORNER
     ix0, iy0 = round(x0 * w), round(y0 * h)
@@ -60,7 +66,8 @@ def _corner_crop(warped: np.ndarray) -> np.ndarray:
                     right = max(right, kx + kw)
             ix1 = max(ix1, min(ix0 + round(right + 0.45 * bh), round(_WIDE[0] * w)))
             iy1 = max(iy1, min(iy0 + round(bottom + 1.35 * bh), round(_WIDE[1] * h)))
-    return warped[iy0:iy1, ix0:ix1]
+    # The crop starts where the region does and lies inside it: its grey is a corner of the region's.
+    return warped[iy0:iy1, ix0:ix1], grey[: iy1 - iy0, : ix1 - ix0]
 
 
 def _painted(labels: np.ndarray, n: int, blobs: list[int]) -> np.ndarray:
@@ -139,8 +146,7 @@ def _cut_pictures(ink: np.ndarray, labels: np.ndarray, stats: list[list[int]]) -
 def _index_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, int] | None:
     """Rank glyph, suit pip (each 255 = ink on its own canvas), whether the ink is red, and the
     number of rows of glyphs."""
-    crop = _corner_crop(warped)
-    grey = _weakest(crop)  # red ink is dark in its weakest channel
+    crop, grey = _corner_and_grey(warped)  # red ink is dark in its weakest channel
     if int(grey.max()) - int(grey.min()) < 40:
         return None
     _, ink = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
@@ -228,11 +234,13 @@ def _drop_rules(ink: np.ndarray) -> np.ndarray | None:
     long = max(8, round(0.6 * ch))
     down = cv2.copyMakeBorder(ink, long, 0, 0, 0, cv2.BORDER_CONSTANT, value=0)
     down = _opened_line(down, long, vertical=True)[long:]
-    down &= ~cv2.morphologyEx(down, cv2.MORPH_OPEN, np.ones((1, 5), np.uint8))
+    if cv2.countNonZero(down):  # (mostly there are none: the opening of nothing is nothing)
+        down &= ~cv2.morphologyEx(down, cv2.MORPH_OPEN, np.ones((1, 5), np.uint8))
     across = _opened_line(ink, max(8, round(0.7 * cw)), vertical=False)
-    across &= ~cv2.morphologyEx(across, cv2.MORPH_OPEN, np.ones((5, 1), np.uint8))
+    if cv2.countNonZero(across):
+        across &= ~cv2.morphologyEx(across, cv2.MORPH_OPEN, np.ones((5, 1), np.uint8))
     lines = down | across
-    if not lines.any():
+    if not cv2.countNonZero(lines):
         return None
     cut = cv2.dilate(lines, np.ones((3, 3), np.uint8))
     ink &= ~cut
