@@ -37,6 +37,10 @@ FACE_SHIFT = (3, 4)  # px at FACE size a warp may be off by (the template is thi
 SEEN_MARGIN = 1.0  # nats: a seen card gives way to an unseen runner-up this close (e times likelier)
 MIN_SCORE = -6.0  # below this the best reading is no reading: glyphs unlike any card's
 INDEX_BOX = (0.02, 0.24, 0.02, 0.36)  # x0, x1, y0, y1 of the top-left index, as parts of the card
+_TOP_LEFT_UV = np.array(
+    [[INDEX_BOX[i], INDEX_BOX[j]] for j in (2, 3) for i in (0, 1)], np.float32
+)  # its corners, as parts of the card across and down
+_INDEX_UV = np.concatenate([_TOP_LEFT_UV, 1.0 - _TOP_LEFT_UV])  # and the bottom-right index's
 SURE = 0.9  # a reading this likely is not read again from a grown outline
 WEAK = (0.5, 0.9)  # ... this likely, is read from nudged sides: built-in model, with a profile
 GROW = 1.05  # the grown outline, as a part of the one found
@@ -149,14 +153,11 @@ def _in_sight(quad: np.ndarray, shape: tuple[int, ...]) -> tuple[bool, bool]:
     ink would be a reading of nothing."""
     q = order_quad(quad)
     h, w = shape[:2]
-    x0, x1, y0, y1 = INDEX_BOX
-    box = np.array([[x0, y0], [x1, y0], [x0, y1], [x1, y1]], np.float32)
-    out = []
-    for uv in (box, 1.0 - box):  # the bottom-right corner's box is the top-left's turned round
-        u, v = uv[:, :1], uv[:, 1:]
-        p = (1 - v) * ((1 - u) * q[0] + u * q[1]) + v * ((1 - u) * q[3] + u * q[2])
-        out.append(bool(((p[:, 0] >= 0) & (p[:, 0] < w) & (p[:, 1] >= 0) & (p[:, 1] < h)).all()))
-    return out[0], out[1]
+    # Both corners' boxes at once (the bottom-right one is the top-left's turned round).
+    u, v = _INDEX_UV[:, :1], _INDEX_UV[:, 1:]
+    p = (1 - v) * ((1 - u) * q[0] + u * q[1]) + v * ((1 - u) * q[3] + u * q[2])
+    seen = (p[:, 0] >= 0) & (p[:, 0] < w) & (p[:, 1] >= 0) & (p[:, 1] < h)
+    return bool(seen[:4].all()), bool(seen[4:].all())
 
 
 def _nudged(quad: np.ndarray) -> list[np.ndarray]:
