@@ -499,7 +499,7 @@ class _Quad(NamedTuple):
     quad: np.ndarray  # 4 x 2 corners
     points: np.ndarray  # (4 * along) x 2 points on the outline
     whole: np.ndarray  # (4 * along) bool: an edge under the point
-    margin: bool  # an even strip just inside the sides, like a card's margin (see _paper_rim)
+    margin: bool  # an even strip just inside the sides, like a card's margin (see _paper_rim, _refined)
 
 
 def _refined(
@@ -543,7 +543,9 @@ def _refined(
     # a table's check or a box round two cards has a side that is not.
     sides = whole.mean(axis=1)
     support = float(sides.mean()) if sides.min() >= _SIDE or not strict else 0.0
-    margin = _paper_rim(image, quad) >= _RIM
+    # Not strict (the change's own box, read at once when sure), the margin is only worked out
+    # for a fit kept for the pick: by _change_fits.
+    margin = strict and _paper_rim(image, quad) >= _RIM
     if support and strict and not margin and _runs_on(image, quad) > 0.6:
         support = 0.0
     return _Quad(support, quad, points.reshape(-1, 2), whole.ravel(), margin)
@@ -716,7 +718,7 @@ def _change_fits(
         if found.support >= _SURE and _shaped(found.quad, aspect):
             grown = None if outer else _grown(image, found, complete)
             return (grown or found).quad, []
-        scored.append(found)
+        scored.append(found._replace(margin=_paper_rim(image, found.quad) >= _RIM))
     return None, scored
 
 
