@@ -365,6 +365,20 @@ def _corner_seeds(lines: list[list[float]], scale: float, aspect: float | None =
     return out
 
 
+class _Profiles(NamedTuple):
+    """Grey-level profiles across a quad's sides, and their steps (see _refine)."""
+
+    a: np.ndarray  # the sides' starts (4 x 2)
+    b: np.ndarray  # ... and ends
+    n: np.ndarray  # their outward normals
+    t: np.ndarray  # where along a side each profile lies, 0..1
+    offs: np.ndarray  # the offsets sampled across a side
+    step: np.ndarray  # (4, along, m - 1): steps between offsets j, j + 1
+    strength: np.ndarray  # ... those that are sharp local peaks, others 0
+    inside: np.ndarray  # (4, along): the profiles inside the frame
+    votes: np.ndarray  # (4, m - 1): each offset's vote for the side's edge
+
+
 def _refine(
     image: np.ndarray, quad: np.ndarray, reach: tuple[int, int], outermost: bool = False, along: int = 20
 ) -> tuple[np.ndarray | None, np.ndarray]:
@@ -374,8 +388,14 @@ def _refine(
 
     Grey levels are sampled on `along` profiles across each side; the edge is the offset where
     most profiles have a sharp step, and a line is fitted through those steps (sub-pixel).
-    Runs several times per frame: plain indexing, no padded or rolled copies.
     """
+    return _fit(_profiles(image, quad, reach, along), outermost)
+
+
+def _profiles(image: np.ndarray, quad: np.ndarray, reach: tuple[int, int], along: int = 20) -> _Profiles:
+    """The profiles _refine fits a quad's sides from: the dearer half of it, which fits both ways
+    (outermost or not) from one box share. Runs several times per frame: plain indexing, no
+    padded or rolled copies."""
     quad = quad.astype(np.float32)
     a, b = quad, quad[[1, 2, 3, 0]]
     d = b - a
@@ -405,6 +425,13 @@ def _refine(
     votes = np.minimum(strength, 25.0).sum(axis=1)  # (4, m - 1)
     votes[:, 1:-1] += votes[:, :-2] + votes[:, 2:]
     votes[:, 0] = votes[:, -1] = 0
+    return _Profiles(a, b, n, t, offs, step, strength, inside, votes)
+
+
+def _fit(profiles: _Profiles, outermost: bool) -> tuple[np.ndarray | None, np.ndarray]:
+    """The sides fitted to the profiles' steps (see _refine)."""
+    a, b, n, t, offs, step, strength, inside, votes = profiles
+    along = len(t)
     best = votes.argmax(axis=1)
     if outermost:
         # Coming in from outside the card: its own edge before any frame printed on it.
@@ -510,15 +537,19 @@ def _refined(
     strict: bool = True,
     complete: bool = True,
     aspect: float | None = None,
+    profiles: _Profiles | None = None,
 ) -> _Quad | None:
     """A rough box moved onto the card's edges, with the share of its outline that is whole.
     Not `strict`: the box is the change mask's, which holds the new card and nothing else.
     `complete`: a side astray may be put right (`_complete`, the dearest step), at the deck's
-    length for its width (`aspect`) when that is known."""
+    length for its width (`aspect`) when that is known. `profiles`: the box's, at `reach`, if
+    the caller has them."""
+    if profiles is None:
+        profiles = _profiles(image, box, reach)  # one sampling for both ways of fitting below
     for outer in (outermost, True) if not outermost else (True,):
         # The strongest line near each side, else (a side moved onto a line printed on the card
         # makes a squat box) the outermost strong one.
-        quad, _ = _refine(image, box, reach, outer)
+        quad, _ = _fit(profiles, outer)
         if quad is None:
             return None
         quad, whole = _refine(image, quad, (3, 3), along=_ALONG)  # once more, close in
@@ -711,8 +742,9 @@ def _change_fits(
     # court card's frame to the card round it.
     scored = []
     reach = (int(0.2 * short) + 4, 4)
+    profiles = _profiles(image, hint, reach)  # both fits below start from these
     for outer in (True, False):
-        found = _refined(image, hint, reach, outer, strict=False, complete=complete, aspect=aspect)
+        found = _refined(image, hint, reach, outer, False, complete, aspect, profiles)
         if found is None:
             continue
         if found.support >= _SURE and _shaped(found.quad, aspect):
