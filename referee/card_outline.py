@@ -239,9 +239,9 @@ def _across(light: np.ndarray, segs: np.ndarray) -> np.ndarray:
     along one, they mostly change across it. The transform also finds straight rows of bits of
     edges running another way (across a wood grain's waves), which crowd out the cards' sides."""
     d = segs[:, 2:] - segs[:, :2]
-    u = d / np.maximum(np.linalg.norm(d, axis=1), 1e-6)[:, None]
+    u = d / np.maximum(_norms(d), 1e-6)[:, None]
     n = np.stack([-u[:, 1], u[:, 0]], axis=1)
-    t = np.linspace(0.0, 1.0, 16, dtype=np.float32)[None, :, None]
+    t = _spaced(0.0, 1.0, 16)[None, :, None]
     p = segs[:, None, :2] + t * d[:, None, :]  # (n, 16, 2)
     h, w = light.shape
     x = np.clip(np.round(p[..., 0]).astype(int), 1, w - 2)
@@ -655,8 +655,8 @@ def _inside(quad: np.ndarray, pts: np.ndarray) -> np.ndarray:
 
 def _holds(found: _Quad, least: float) -> bool:
     """Whether an outline is whole enough to be taken: `least` of it, or (the top card with a side
-    white on the white card under it, or in a glare) three sides whole, the fourth more than half
-    there, and a card's even margin inside."""
+    white on the white card under it, or in a glare) three sides whole, the fourth 60 % there,
+    and a card's even margin inside."""
     if found.support >= least:
         return True
     sides = np.sort(found.whole.reshape(4, -1).mean(axis=1))
@@ -785,7 +785,7 @@ def _search(
         for i, box in enumerate(boxes):
             # Only the likeliest boxes may have a side put right: it costs up to 24 side fits.
             found = _refined(image, box / scale, (reach, reach), complete=i < _COMPLETE, aspect=aspect)
-            if found is not None and found.support >= _GROWN and in_change(found):
+            if found is not None and in_change(found):
                 held = _holds(found, least)
                 if held:
                     scored.append(found)
@@ -793,11 +793,10 @@ def _search(
                 # frame's), falls short of `least`: the card round it may not. Only an even frame
                 # (a card's margin inside it): other boxes short of it, stepped out of, run on
                 # past the top card onto one lying square to it underneath.
-                grown = _grown(image, found) if held or found.margin else None
-                if grown is not None and _holds(grown, least) and in_change(grown):
-                    scored.append(grown)
-            elif found is not None and _holds(found, least) and in_change(found):
-                scored.append(found)
+                if found.support >= _GROWN and (held or found.margin):
+                    grown = _grown(image, found)
+                    if grown is not None and _holds(grown, least) and in_change(grown):
+                        scored.append(grown)
             # A side of the top card that is faint (white on the white card under it) loses the
             # fit above to a strong line near it: the edge of a card a few px out, or a line
             # printed just inside the card. The box already lies on the card's own edges (its
