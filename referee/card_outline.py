@@ -53,7 +53,14 @@ _FAMILY = 9  # parallel lines that make a line one of a check cloth's
 _GAP = 6  # px of a straight side missing that the line search joins across
 _RIM = 0.85  # the share of a card's margin that is even (see _paper_rim)
 _GROWN = 0.85  # the share of a whole outline round a card-shaped frame that makes it the card
-_NEXT = [1, 2, 3, 0]  # each corner's next one round the quad (np.roll's result, without its cost)
+# Each corner's next and previous one round the quad (np.roll's results, without its cost).
+_NEXT, _PREV = np.array([1, 2, 3, 0]), np.array([3, 0, 1, 2])
+_SIDE_INDEX = np.arange(4)[:, None]  # (side, profile) indices into _refine's arrays
+
+
+@cache
+def _along_index(along: int) -> np.ndarray:
+    return np.arange(along)[None, :]
 
 
 @cache
@@ -397,12 +404,14 @@ def _profiles(image: np.ndarray, quad: np.ndarray, reach: tuple[int, int], along
     (outermost or not) from one box share. Runs several times per frame: plain indexing, no
     padded or rolled copies."""
     quad = quad.astype(np.float32)
-    a, b = quad, quad[[1, 2, 3, 0]]
+    a, b = quad, quad[_NEXT]
     d = b - a
     n = np.empty_like(d)
     n[:, 0], n[:, 1] = d[:, 1], -d[:, 0]
     n /= np.maximum(np.sqrt((d * d).sum(axis=1)), 1e-6)[:, None]
-    n[(n * ((a + b) / 2 - quad.mean(axis=0))).sum(axis=1) < 0] *= -1.0  # outwards
+    centre = quad.sum(axis=0) / 4  # np.mean's own sum and division, without its overhead
+    inwards = (n * ((a + b) / 2 - centre)).sum(axis=1) < 0
+    np.negative(n, out=n, where=inwards[:, None])  # outwards
     t = _spaced(0.1, 0.9, along)
     offs = np.arange(-reach[0], reach[1] + 1, dtype=np.float32)
     base = a[:, None, :] + t[None, :, None] * d[:, None, :]  # (4, along, 2)
@@ -439,7 +448,7 @@ def _fit(profiles: _Profiles, outermost: bool) -> tuple[np.ndarray | None, np.nd
         best = votes.shape[1] - 1 - strong[:, ::-1].argmax(axis=1)
     # Per profile the strongest peak within 2 px of the vote, its position refined to sub-pixel.
     cols = np.minimum(np.maximum(best[:, None] + _NEAR[None, :], 1), step.shape[2] - 2)  # (4, 5)
-    side, prof_i = np.arange(4)[:, None], np.arange(along)[None, :]
+    side, prof_i = _SIDE_INDEX, _along_index(along)
     win = strength[side[..., None], prof_i[..., None], cols[:, None, :]]  # (4, along, 5)
     k = win.argmax(axis=2)
     ok = win[side, prof_i, k] > 0
@@ -447,18 +456,24 @@ def _fit(profiles: _Profiles, outermost: bool) -> tuple[np.ndarray | None, np.nd
     s0, s1, s2 = step[side, prof_i, col - 1], step[side, prof_i, col], step[side, prof_i, col + 1]
     pos = offs[col] + 0.5 + (s2 - s0) / np.maximum(s0 + s1 + s2, 1e-3)
     # A weighted least-squares line through them, once more without the outliers.
-    wgt = ok.astype(np.float32)
+    used = ok
     for _ in range(2):
+        wgt = used.astype(np.float32)
         sw = np.maximum(wgt.sum(axis=1), 1e-6)
         mt = (wgt * t).sum(axis=1) / sw
         mp = (wgt * pos).sum(axis=1) / sw
         dt = t - mt[:, None]
         slope = (wgt * dt * (pos - mp[:, None])).sum(axis=1) / np.maximum((wgt * dt**2).sum(axis=1), 1e-6)
         icept = mp - slope * mt
-        wgt = (ok & (np.abs(pos - (slope[:, None] * t + icept[:, None])) < 1.5)).astype(np.float32)
+        kept = ok & (np.abs(pos - (slope[:, None] * t + icept[:, None])) < 1.5)
+        if (kept == used).all():
+            break  # no outliers: the fit again would be this one
+        used = kept
+    wgt = kept.astype(np.float32)
     # A side with no edge to fit (off the frame, white on white) stays where it was.
     lost = wgt.sum(axis=1) < 3
-    slope[lost], icept[lost], wgt[lost] = 0.0, 0.0, 0.0
+    if lost.any():
+        slope[lost], icept[lost], wgt[lost] = 0.0, 0.0, 0.0
     # Profiles off the frame neither count for a side nor against it (but see _refined).
     whole = (wgt > 0) | ~inside
     if np.count_nonzero(inside) / inside.size < 0.6:
@@ -467,7 +482,7 @@ def _fit(profiles: _Profiles, outermost: bool) -> tuple[np.ndarray | None, np.nd
     # where a side's line meets the one before it.
     p0 = a + n * icept[:, None]
     dirs = b + n * (icept + slope)[:, None] - p0
-    pj, dj = p0[[3, 0, 1, 2]], dirs[[3, 0, 1, 2]]
+    pj, dj = p0[_PREV], dirs[_PREV]
     den = dj[:, 0] * dirs[:, 1] - dj[:, 1] * dirs[:, 0]
     if (np.abs(den) < 1e-6).any():
         return None, wgt > 0
