@@ -20,6 +20,14 @@ _CORNER = (0.015, 0.24, 0.012, 0.36)  # x0, x1, y0, y1 as parts of the card
 _WIDE = (0.34, 0.5)  # x1, y1 of the region searched for a larger index than _CORNER holds
 
 
+def corner_regions(size: tuple[int, int]) -> tuple[tuple[int, int, int, int], ...]:
+    """The boxes (x0, y0, x1, y1) of an upright card `size` = (w, h) that its two corners' reading
+    looks at (`_read_corner` of the card and of the card turned round): nothing else of it."""
+    w, h = size
+    x1, y1 = round(_WIDE[0] * w), round(_WIDE[1] * h)
+    return (0, 0, x1, y1), (w - x1, h - y1, w, h)
+
+
 def _weakest(image: np.ndarray) -> np.ndarray:
     """Each pixel's weakest channel (OpenCV's min is several times faster than numpy's here)."""
     if image.ndim != 3:

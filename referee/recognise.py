@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from . import card_index, card_outline
-from .card_index import _read_corner
+from .card_index import _read_corner, corner_regions
 from .card_outline import (
     WARP_SIZE,
     aspect_of,
@@ -258,7 +258,9 @@ class Recogniser:
         scores: dict[str, float] = {}
         norm = 0.0
         for quad in quads:
-            got = self.read_warped(warp_card(image, quad), _in_sight(quad, image.shape))
+            # Without a profile only the index corners are read: only they are warped.
+            regions = None if self.profile is not None else corner_regions(WARP_SIZE)
+            got = self.read_warped(warp_card(image, quad, regions=regions), _in_sight(quad, image.shape))
             if not got:
                 continue
             top = max(got.values())

@@ -112,6 +112,24 @@ def test_the_quad_is_exact_ordered_and_warps_upright():
     assert warp_card(frame, quad).shape == (280, 200, 3)
 
 
+def test_only_the_regions_asked_for_are_warped():
+    placed = [card("QH", 300, 250, 25, 180)]
+    frame, _ = shoot(placed, "wood", 2)
+    quad = find_top_card(frame)
+    whole = warp_card(frame, quad)
+    regions = ((0, 0, 68, 140), (132, 140, 200, 280))
+    part = warp_card(frame, quad, regions=regions)
+    assert part.shape == whole.shape and part.dtype == whole.dtype
+    # At the card's own corner the very pixels of the whole warp; elsewhere a grey level off at most.
+    assert np.array_equal(part[:140, :68], whole[:140, :68])
+    diff = cv2.absdiff(part[140:, 132:], whole[140:, 132:])
+    assert diff.max() <= 1 and np.count_nonzero(diff) < 0.01 * diff.size
+    outside = part.copy()
+    for x0, y0, x1, y1 in regions:
+        outside[y0:y1, x0:x1] = 0
+    assert not outside.any()
+
+
 def test_white_cards_overlapping_on_a_light_table():
     placed = [card("9S", 300, 230, 20, 200), card("4H", 340, 250, 75, 200), card("QD", 325, 245, 5, 200)]
     check(placed, "light", 3)
