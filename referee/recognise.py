@@ -190,9 +190,8 @@ def _warm_up() -> None:
     quad, _ = card_outline.change_outline(frame, mask)
     card_outline.find_top_card(frame, mask)
     if quad is not None:
-        warped = card_outline.warp_card(frame, quad)
-        card_index._read_corner(warped)
-        _face(warped)
+        card_index._read_corner(card_outline.warp_card(frame, quad, regions=corner_regions(WARP_SIZE)))
+        _face(card_outline.warp_card(frame, quad))
 
 
 class Recogniser:
