@@ -9,18 +9,15 @@ by seat[0].button`. Seats are numbered from 0, in file order, as everywhere in t
 
 from __future__ import annotations
 
-import codecs
-import json
-import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date, time
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
 from referee.engine import MAX_PLAYERS, MIN_PLAYERS
+
+from .tomlfile import Bad, known, need_table, read_toml, required, show
 
 DEFAULT_PATH = Path(__file__).with_name("wiring.default.toml")
 
@@ -161,65 +158,33 @@ DEFAULT_WIRING = default_wiring(4)
 # Reading and checking -----------------------------------------------------------------------
 
 
-class _Bad(Exception):
-    """A problem at `key` (a path like `seat[1].led`; "" for the file as a whole)."""
-
-    def __init__(self, key: str, what: str) -> None:
-        super().__init__(key, what)
-        self.key = key
-        self.what = what
-
-
 def load_wiring(path: str | PathLike[str]) -> Wiring:
     """Read and check a wiring file; WiringError (one line naming the file) on any problem."""
-    source = str(path)
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as e:
-        raise WiringError(f"{source}: cannot read: {e.strerror or e}") from None
-    raw = raw.removeprefix(codecs.BOM_UTF8)  # as some Windows editors write: harmless
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = raw.count(b"\n", 0, e.start) + 1
-        raise WiringError(f"{source}:{line}: not valid TOML: not UTF-8 text") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise WiringError(_toml_message(source, str(e))) from None
-    return parse_wiring(data, source)
-
-
-def _toml_message(source: str, message: str) -> str:
-    # tomllib ends its messages with "(at line L, column C)"; the line goes where editors look.
-    m = re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", message, re.DOTALL)
-    if m is None:
-        return f"{source}: not valid TOML: {message}"
-    return f"{source}:{m[2]}: not valid TOML: {m[1]} (at column {m[3]})"
+    return parse_wiring(read_toml(path, WiringError), str(path))
 
 
 def parse_wiring(data: Mapping[str, Any], source: str) -> Wiring:
     """Check a decoded wiring file in full (pure); WiringError names `source` and the key."""
     try:
         return _parse(data)
-    except _Bad as bad:
+    except Bad as bad:
         where = f"{source}: {bad.key}" if bad.key else source
         raise WiringError(f"{where}: {bad.what}") from None
 
 
 def _parse(data: Mapping[str, Any]) -> Wiring:
-    _table(data, "", "a table")
-    _known(data, "", _TOP_KEYS)
+    need_table(data, "", "a table")
+    known(data, "", _TOP_KEYS)
     if "seat" not in data:
-        raise _Bad("seat", f"missing (one [[seat]] per player, {MIN_PLAYERS} to {MAX_PLAYERS})")
+        raise Bad("seat", f"missing (one [[seat]] per player, {MIN_PLAYERS} to {MAX_PLAYERS})")
     tables = data["seat"]
     if not isinstance(tables, list | tuple):
-        raise _Bad("seat", f"must be an array of tables, one [[seat]] per player, not {_show(tables)}")
+        raise Bad("seat", f"must be an array of tables, one [[seat]] per player, not {show(tables)}")
     n = len(tables)
     if n < MIN_PLAYERS:
-        raise _Bad("seat", f"{n} seat{'' if n == 1 else 's'}, at least {MIN_PLAYERS}")
+        raise Bad("seat", f"{n} seat{'' if n == 1 else 's'}, at least {MIN_PLAYERS}")
     if n > MAX_PLAYERS:
-        raise _Bad("seat", f"{n} seats, at most {MAX_PLAYERS}")
+        raise Bad("seat", f"{n} seats, at most {MAX_PLAYERS}")
     seats = tuple(_seat(t, f"seat[{i}]") for i, t in enumerate(tables))
     buzzer = _buzzer(data["buzzer"]) if "buzzer" in data else None
     status = _status(data["status"]) if "status" in data else None
@@ -230,103 +195,57 @@ def _parse(data: Mapping[str, Any]) -> Wiring:
     for i, seat in enumerate(seats):
         said = seat.name.strip().casefold()
         if said in named:
-            raise _Bad(f"seat[{i}].name", f"{_show(seat.name)} is already the name of seat[{named[said]}]")
+            raise Bad(f"seat[{i}].name", f"{show(seat.name)} is already the name of seat[{named[said]}]")
         named[said] = i
     used: dict[int, str] = {}
     for key, pin in _uses(wiring):
         if pin in used:
-            raise _Bad(key, f"pin {pin} is already used by {used[pin]}")
+            raise Bad(key, f"pin {pin} is already used by {used[pin]}")
         used[pin] = key
     return wiring
 
 
 def _seat(table: Any, key: str) -> SeatWiring:
-    _table(table, key, "a table")
-    _known(table, key, _SEAT_KEYS)
-    _required(table, key, _SEAT_KEYS, "a seat needs name, button and led")
+    need_table(table, key, "a table")
+    known(table, key, _SEAT_KEYS)
+    required(table, key, _SEAT_KEYS, "a seat needs name, button and led")
     name = table["name"]
     if not isinstance(name, str) or not name.strip():
-        raise _Bad(f"{key}.name", f"must be the player's name (a non-empty string), not {_show(name)}")
+        raise Bad(f"{key}.name", f"must be the player's name (a non-empty string), not {show(name)}")
     return SeatWiring(name, _pin(table["button"], f"{key}.button"), _pin(table["led"], f"{key}.led"))
 
 
 def _buzzer(table: Any) -> BuzzerWiring:
-    _table(table, "buzzer", "a table ([buzzer])")
-    _known(table, "buzzer", _BUZZER_KEYS)
-    _required(table, "buzzer", _BUZZER_KEYS, "the buzzer needs pin and kind")
+    need_table(table, "buzzer", "a table ([buzzer])")
+    known(table, "buzzer", _BUZZER_KEYS)
+    required(table, "buzzer", _BUZZER_KEYS, "the buzzer needs pin and kind")
     pin = _pin(table["pin"], "buzzer.pin")
     kind = table["kind"]
     if not isinstance(kind, str) or kind not in BUZZER_KINDS:
-        raise _Bad("buzzer.kind", f'must be "tonal" or "active", not {_show(kind)}')
+        raise Bad("buzzer.kind", f'must be "tonal" or "active", not {show(kind)}')
     if kind == "tonal" and pin not in HARDWARE_PWM_PINS:
         # Software PWM on any other pin gives wobbly tones.
-        raise _Bad("buzzer.pin", f"a tonal buzzer needs a hardware PWM pin (BCM 12, 13, 18 or 19), not {pin}")
+        raise Bad("buzzer.pin", f"a tonal buzzer needs a hardware PWM pin (BCM 12, 13, 18 or 19), not {pin}")
     return BuzzerWiring(pin, kind)
 
 
 def _status(table: Any) -> StatusWiring:
-    _table(table, "status", "a table ([status])")
-    _known(table, "status", _STATUS_KEYS)
-    _required(table, "status", _STATUS_KEYS, "the status LED needs red, green and blue")
+    need_table(table, "status", "a table ([status])")
+    known(table, "status", _STATUS_KEYS)
+    required(table, "status", _STATUS_KEYS, "the status LED needs red, green and blue")
     red, green, blue = (_pin(table[c], f"status.{c}") for c in _STATUS_KEYS)
     return StatusWiring(red, green, blue)
 
 
 def _pin(value: Any, key: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _Bad(key, f"a pin is a BCM number (an integer), not {_show(value)}")
+        raise Bad(key, f"a pin is a BCM number (an integer), not {show(value)}")
     if value in EEPROM_PINS:
-        raise _Bad(key, f"pin {value} is reserved for the HAT ID EEPROM ({EEPROM_PINS[value]}): use BCM 2-27")
+        raise Bad(key, f"pin {value} is reserved for the HAT ID EEPROM ({EEPROM_PINS[value]}): use BCM 2-27")
     if value not in GPIO_PINS:
         hint = " (pins are BCM numbers, not header pin numbers)" if 28 <= value <= 40 else ""
-        raise _Bad(key, f"pin {value} is not a GPIO: BCM 2-27{hint}")
+        raise Bad(key, f"pin {value} is not a GPIO: BCM 2-27{hint}")
     return value
-
-
-def _table(value: Any, key: str, want: str) -> None:
-    if not isinstance(value, Mapping):
-        raise _Bad(key, f"must be {want}, not {_show(value)}")
-
-
-def _known(table: Mapping[str, Any], key: str, known: tuple[str, ...]) -> None:
-    unknown = [k for k in table if k not in known]
-    if not unknown:
-        return
-    known_text = ", ".join(known)
-    if len(unknown) == 1:
-        raise _Bad(_join(key, unknown[0]), f"unknown key (known: {known_text})")
-    names = ", ".join(_key_text(k) for k in unknown)
-    raise _Bad(key, f"unknown keys {names} (known: {known_text})")
-
-
-def _required(table: Mapping[str, Any], key: str, required: tuple[str, ...], hint: str) -> None:
-    for k in required:
-        if k not in table:
-            raise _Bad(_join(key, k), f"missing ({hint})")
-
-
-def _join(key: str, child: str) -> str:
-    return f"{key}.{_key_text(child)}" if key else _key_text(child)
-
-
-def _key_text(key: str) -> str:
-    """A key as TOML would write it: bare if it can be, quoted if not."""
-    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key, ensure_ascii=False)
-
-
-def _show(value: Any) -> str:
-    """A value as the TOML file wrote it, for error messages."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, Mapping):
-        return "a table"
-    if isinstance(value, list | tuple):
-        return "an array"
-    if isinstance(value, date | time):
-        return value.isoformat()
-    return repr(value)
 
 
 # Describing -------------------------------------------------------------------------------
