@@ -108,6 +108,23 @@ def parse_game(obj: Any) -> GameSpec:
     )
 
 
+def read_game_line(raw: bytes | str, source: str, lineno: int) -> GameSpec | None:
+    """The game a line sets up if it is a game line (checked in full), else None."""
+    try:
+        text = raw.decode("utf-8-sig") if isinstance(raw, bytes) else raw.removeprefix("\ufeff")
+        obj = json.loads(text)
+    except ValueError:
+        return None  # not a game line: read_script reports what is wrong with it
+    if not isinstance(obj, dict) or "game" not in obj:
+        return None
+    try:
+        spec = parse_game(obj)
+        spec.new_game()  # the rules, options and deal are checked too
+    except _USER_ERRORS as e:
+        raise ScriptError(f"{source}:{lineno}: {e}") from None
+    return spec
+
+
 def parse_event(obj: Any, seats: int) -> Event:
     """One event line (already JSON-decoded), checked against the contract."""
     if not isinstance(obj, dict):
@@ -154,6 +171,12 @@ def parse_event(obj: Any, seats: int) -> Event:
     return Wait(t)
 
 
+def _check_ruling(obj: dict[str, Any]) -> None:
+    """A ruling line is skipped, but only if it is one: a time and the name of a ruling."""
+    if type(obj.get("t")) is not int or not isinstance(obj["event"], str):
+        raise _LineError('a ruling line needs "t" (microseconds) and "event" (the ruling\'s name)')
+
+
 def _check_seat(seat: Any, seats: int) -> None:
     if type(seat) is not int or not 0 <= seat < seats:
         raise _LineError(f"seat {show_json(seat)} is out of range 0..{seats - 1}")
@@ -162,11 +185,16 @@ def _check_seat(seat: Any, seats: int) -> None:
 _USER_ERRORS = (_LineError, IllegalEvent, SetupError, CardError, OptionError, UnknownPreset)
 
 
-def read_script(lines: Iterable[bytes | str], source: str = "-") -> Iterator[tuple[int, State | Event]]:
+def read_script(
+    lines: Iterable[bytes | str], source: str = "-", game: GameSpec | None = None
+) -> Iterator[tuple[int, State | Event]]:
     """The script's items with their line numbers: first the table after the deal, then events.
 
     Checks everything a line can show on its own, and that time never goes back;
     what only the game can tell (a card already on the stack) is the engine's.
+    `game`: the game to play when the script has no game line (`referee run --lays-from`),
+    yielded with line number 0. Ruling lines (with an "event" key, as `referee export` and
+    `demo --json` write them after each event) are skipped: the rulings are recomputed.
     """
     state: State | None = None
     lineno = 0
@@ -186,9 +214,16 @@ def read_script(lines: Iterable[bytes | str], source: str = "-") -> Iterator[tup
                 obj = loads(text)
             except ValueError as e:
                 raise _LineError(f"not JSON: {e}") from None
-            if state is None:
+            if state is None and (game is None or (isinstance(obj, dict) and "game" in obj)):
                 state = parse_game(obj).new_game()
                 yield lineno, state
+                continue
+            if state is None:
+                assert game is not None
+                state = game.new_game()
+                yield 0, state
+            if isinstance(obj, dict) and "event" in obj and "game" not in obj:
+                _check_ruling(obj)
                 continue
             event = parse_event(obj, state.seats)
             if event.t < last_t:
@@ -197,7 +232,9 @@ def read_script(lines: Iterable[bytes | str], source: str = "-") -> Iterator[tup
         except _USER_ERRORS as e:
             raise ScriptError(f"{source}:{lineno}: {e}") from None
         yield lineno, event
-    if state is None:
+    if state is None and game is not None:
+        yield 0, game.new_game()
+    elif state is None:
         raise ScriptError(
             f'{source}:{max(lineno, 1)}: empty input: expected a game line {{"game": {{"players": [...]}}}}'
         )
