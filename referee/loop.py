@@ -29,6 +29,7 @@ from .rulings import Ruling, StackWon
 from .table import State
 
 RulingSink = Callable[[Ruling], Any]
+EventSink = Callable[[Event, Any], Any]
 TroubleSink = Callable[[ButtonTrouble], Any]
 FAR_FUTURE = 1 << 62
 
@@ -53,10 +54,14 @@ class TableLoop:
         signals: Iterable[RulingSink] = (),
         debouncer: Debouncer | None = None,
         timer_waits: bool = True,
+        judged: Iterable[EventSink] = (),
     ) -> None:
         self.state = state
         self.latencies = dict(latencies_us)  # open sources only
-        self.ruling_sinks = list(rulings)  # final rulings, in order: output, journal
+        self.ruling_sinks = list(rulings)  # final rulings, in order: output, kiosk
+        # Each event the engine accepted, with its tag, before any of its rulings go out: the
+        # journal writes it here, so no ruling is ever announced for an event it could lose.
+        self.event_sinks = list(judged)
         self.trouble_sinks = list(troubles)
         # Lights and sound: rulings as soon as the outcome is known. A snap win is final
         # at the press, but its ruling waits up to a race window for its margin; the
@@ -137,6 +142,8 @@ class TableLoop:
             self.state, rulings = step(self.state, event)
         except IllegalEvent as e:
             raise EventError(str(e), tag) from None
+        for sink in self.event_sinks:
+            sink(event, tag)
         self._emit(rulings)
 
     def _emit(self, rulings: list[Ruling]) -> None:
@@ -174,10 +181,14 @@ class TableLoop:
             self.close_source(source)
         self.pump(FAR_FUTURE)
 
-    def finish(self) -> None:
-        """The sources have ended: judge what is buffered and settle the last presses."""
+    def finish(self, ended: Callable[[State], Any] | None = None) -> None:
+        """The sources have ended: judge what is buffered and settle the last presses.
+        `ended` gets the final table before its rulings go out (the journal closes the game
+        there: the end of the input is an input too)."""
         self.drain()
         self.state, rulings = finish(self.state)
+        if ended is not None:
+            ended(self.state)
         self._emit(rulings)
 
     def next_wake(self, now: int) -> int | None:
