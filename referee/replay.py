@@ -1,0 +1,59 @@
+"""A journaled game replayed: the table it reached, and its script with every ruling.
+
+Pure functions over the journal's plain records. The engine is pure, so stepping
+the same events from the same deal gives the same table and the same rulings:
+this is how `referee run` resumes after a crash and how `referee export` shows a
+game for a dispute.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from .engine import IllegalEvent, finish, step
+from .events import Event
+from .journal import OPEN, EventRecord, GameRecord, JournalError
+from .script import ScriptError, event_to_json, read_script
+from .table import State
+
+
+def _items(game: GameRecord, events: Iterable[EventRecord]) -> Iterator[tuple[int, State | Event]]:
+    lines = [json.dumps(game.spec), *(json.dumps(e.line) for e in events)]
+    try:
+        yield from read_script(lines, f"journal game {game.id}")
+    except ScriptError as e:
+        raise JournalError(f"{e} (the journal was changed by hand?)") from None
+
+
+def replay(game: GameRecord, events: Iterable[EventRecord]) -> State:
+    """The table after the journaled events (no ruling is announced again)."""
+    items = _items(game, events)
+    state: State = next(items)[1]  # type: ignore[assignment]
+    for lineno, event in items:
+        try:
+            state, _ = step(state, event)  # type: ignore[arg-type]
+        except IllegalEvent as e:
+            raise JournalError(f"journal game {game.id}, event {lineno - 1}: {e}") from None
+    return state
+
+
+def export(game: GameRecord, events: Iterable[EventRecord]) -> Iterator[dict[str, Any]]:
+    """The game as a table script, each event's rulings after it (`referee adjudicate` skips
+    them and rules again, so a dispute is settled by comparing). A game that has ended gets
+    the rulings its end settled; an open one stops at its last event."""
+    items = _items(game, events)
+    _, state = next(items)
+    yield game.spec
+    for lineno, event in items:
+        yield event_to_json(event)
+        try:
+            state, rulings = step(state, event)  # type: ignore[arg-type]
+        except IllegalEvent as e:
+            raise JournalError(f"journal game {game.id}, event {lineno - 1}: {e}") from None
+        for ruling in rulings:
+            yield ruling.to_json()
+    if game.status != OPEN:
+        for ruling in finish(state)[1]:  # type: ignore[arg-type]
+            yield ruling.to_json()
