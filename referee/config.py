@@ -1,0 +1,196 @@
+"""The service's one config file (TOML): the table, the camera, the pins, the journal, the kiosk.
+
+`referee run --config FILE` reads it with `load_config`, which checks it in full
+before anything is opened. Every mistake is one line, `FILE: KEY: what is wrong`
+(or `FILE:LINE: ...` for TOML that does not parse), and `referee run` exits 2 on it.
+The format, with an example: docs/service.md.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+from calibration.tomlfile import Bad, known, need_table, read_toml, show
+from calibration.wiring import Wiring, WiringError, default_wiring, load_wiring
+
+from .engine import MAX_PLAYERS, MIN_PLAYERS
+from .errors import UserError
+from .options import OptionError
+from .presets import UnknownPreset, rules_for
+
+SIDES = ("bottom", "top", "left", "right")
+PIN_KINDS = ("gpio", "mock")
+_TOP_KEYS = ("table", "camera", "hardware", "service")
+_TABLE_KEYS = ("players", "rules", "options")
+_CAMERA_KEYS = ("source", "profile", "fps", "seats")
+_HARDWARE_KEYS = ("pins", "wiring")
+_SERVICE_KEYS = ("data_dir", "kiosk", "kiosk_host", "kiosk_port")
+
+
+class ConfigError(UserError):
+    """A config file that cannot be used; str() is the one-line message."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """A checked config. Paths in the file are relative to the file's own folder."""
+
+    source: str  # the file's path, for messages
+    players: tuple[str, ...]
+    rules: str = "celtic"
+    options: Mapping[str, Any] = field(default_factory=dict)
+    camera: str | None = None  # None: no camera; lays come from --lays-from
+    profile: Path | None = None
+    fps: float = 30.0
+    sides: Mapping[str, int] | None = None  # the frame edge each seat's hand comes in from
+    pins: str = "gpio"
+    wiring: Wiring = field(default_factory=default_wiring)
+    data_dir: Path = field(default_factory=lambda: default_data_dir())
+    kiosk: bool = True
+    kiosk_host: str = "127.0.0.1"
+    kiosk_port: int = 8080
+
+    def game_line(self) -> dict[str, Any]:
+        return {"game": {"players": list(self.players), "rules": self.rules, "options": dict(self.options)}}
+
+
+def default_data_dir() -> Path:
+    """Where the journal lives when the config does not say: the XDG data directory."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "referee"
+
+
+def load_config(path: str | PathLike[str]) -> Config:
+    """Read and check the config file; ConfigError (one line naming file and key) on any problem."""
+    data = read_toml(path, ConfigError)
+    source = str(path)
+    try:
+        return _parse(data, source, Path(path).parent)
+    except Bad as bad:
+        where = f"{source}: {bad.key}" if bad.key else source
+        raise ConfigError(f"{where}: {bad.what}") from None
+
+
+def _parse(data: Mapping[str, Any], source: str, folder: Path) -> Config:
+    known(data, "", _TOP_KEYS)
+    if "table" not in data:
+        raise Bad("table", 'missing (the players at least: [table] players = ["Ann", "Bob"])')
+    table = _section(data, "table", _TABLE_KEYS)
+    players = _players(table.get("players"))
+    rules = table.get("rules", "celtic")
+    options = table.get("options", {})
+    need_table(options, "table.options", "a table of house-rule options")
+    try:
+        rules_for(rules, options)
+    except UnknownPreset as e:
+        raise Bad("table.rules", str(e)) from None
+    except OptionError as e:
+        raise Bad("table.options", str(e)) from None
+
+    camera = _section(data, "camera", _CAMERA_KEYS)
+    source_text = camera.get("source")
+    if source_text is not None and (not isinstance(source_text, str) or not source_text.strip()):
+        raise Bad(
+            "camera.source", f'must be "camera", a webcam number, a video or folder, not {show(source_text)}'
+        )
+    profile = _path(camera, "profile", "camera.profile", folder)
+    fps = camera.get("fps", 30.0)
+    if isinstance(fps, bool) or not isinstance(fps, int | float) or not 1 <= fps <= 240:
+        raise Bad("camera.fps", f"must be frames per second, 1 to 240, not {show(fps)}")
+    sides = _sides(camera.get("seats"), len(players))
+
+    hardware = _section(data, "hardware", _HARDWARE_KEYS)
+    pins = hardware.get("pins", "gpio")
+    if pins not in PIN_KINDS:
+        raise Bad("hardware.pins", f'must be "gpio" (the Pi\'s pins) or "mock" (no wiring), not {show(pins)}')
+    wiring_path = _path(hardware, "wiring", "hardware.wiring", folder)
+    if wiring_path is None:
+        wiring = default_wiring(len(players))
+    else:
+        try:
+            wiring = load_wiring(wiring_path)
+        except WiringError as e:
+            raise Bad("hardware.wiring", str(e)) from None
+        if len(wiring.seats) != len(players):
+            raise Bad(
+                "hardware.wiring",
+                f"{wiring_path} wires {len(wiring.seats)} seats, but [table] players names {len(players)}",
+            )
+
+    service = _section(data, "service", _SERVICE_KEYS)
+    data_dir = _path(service, "data_dir", "service.data_dir", folder) or default_data_dir()
+    kiosk = service.get("kiosk", True)
+    if not isinstance(kiosk, bool):
+        raise Bad("service.kiosk", f"must be true or false, not {show(kiosk)}")
+    host = service.get("kiosk_host", "127.0.0.1")
+    if not isinstance(host, str) or not host.strip():
+        raise Bad("service.kiosk_host", f'must be an address to listen on ("127.0.0.1"), not {show(host)}')
+    port = service.get("kiosk_port", 8080)
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise Bad("service.kiosk_port", f"must be a TCP port, 1 to 65535 (0: any free one), not {show(port)}")
+    return Config(
+        source=source,
+        players=players,
+        rules=rules,
+        options=dict(options),
+        camera=source_text.strip() if source_text else None,
+        profile=profile,
+        fps=float(fps),
+        sides=sides,
+        pins=pins,
+        wiring=wiring,
+        data_dir=data_dir,
+        kiosk=kiosk,
+        kiosk_host=host.strip(),
+        kiosk_port=port,
+    )
+
+
+def _section(data: Mapping[str, Any], key: str, keys: tuple[str, ...]) -> Mapping[str, Any]:
+    section = data.get(key, {})
+    need_table(section, key, f"a table ([{key}])")
+    known(section, key, keys)
+    return section
+
+
+def _players(players: Any) -> tuple[str, ...]:
+    if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
+        raise Bad("table.players", f"must be a list of player names, one per seat, not {show(players)}")
+    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+        raise Bad("table.players", f"{len(players)} players; a game has {MIN_PLAYERS} to {MAX_PLAYERS}")
+    said: dict[str, int] = {}
+    for i, name in enumerate(players):
+        key = name.strip().casefold()  # as a player hears it announced
+        if key in said:
+            raise Bad("table.players", f"{show(name)} is there twice (seats {said[key]} and {i})")
+        said[key] = i
+    return tuple(name.strip() for name in players)
+
+
+def _path(section: Mapping[str, Any], key: str, where: str, folder: Path) -> Path | None:
+    value = section.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise Bad(where, f"must be a path, not {show(value)}")
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else folder / path
+
+
+def _sides(value: Any, players: int) -> dict[str, int] | None:
+    if value is None:
+        return None
+    need_table(value, "camera.seats", "a table such as { bottom = 0, left = 1, top = 2, right = 3 }")
+    sides: dict[str, int] = {}
+    for side, seat in value.items():
+        if side not in SIDES:
+            raise Bad(f"camera.seats.{side}", f"not a side of the picture ({', '.join(SIDES)})")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < players:
+            raise Bad(f"camera.seats.{side}", f"must be a seat number, 0 to {players - 1}, not {show(seat)}")
+        sides[side] = seat
+    return sides
