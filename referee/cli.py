@@ -140,9 +140,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=float, help="stop watching presses after this long (default: Ctrl-C)")
     p.set_defaults(run=cmd_hw_test)
 
-    from .vision_cli import add_commands
+    from . import service_cli, vision_cli
 
-    add_commands(sub)
+    vision_cli.add_commands(sub)
+    service_cli.add_commands(sub)
     return parser
 
 

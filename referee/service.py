@@ -1,0 +1,368 @@
+"""`referee run`: the table service. Camera (or a rehearsal script) and buttons in, rulings out.
+
+    lays: camera -> pile watcher, or --lays-from FILE|-  --\\
+    snaps: buttons (edges stamped by the kernel)         ----> table loop -> journal (first),
+                                                                           rulings on stdout,
+                                                                           LEDs and buzzer
+
+Every event the engine accepts is committed to the journal before any of its
+rulings goes out, so a ruling anyone saw is never lost. At start an open game
+(one a crash or a power cut interrupted) is replayed from the journal and goes
+on; a rehearsal script resumes at the line after the last one judged.
+
+Game time is CLOCK_MONOTONIC shifted so that a resumed game goes on from the time
+of its last event (the clock starts again at boot). Buttons and the Pi camera are
+stamped on that clock; a script's or a video file's own times keep their spacing.
+`--at-once` judges a script on virtual time with no live hardware, exactly as
+`referee adjudicate` does (timers fire only on the script's own wait lines).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from hardware.buttons import ButtonTrouble, Edge, SnapButtons
+from hardware.clock import Clock, MonotonicClock, VirtualClock
+from hardware.pins import VirtualFactory
+from hardware.signals import SignalPlayer, TableSignals
+
+from .announcer import Announcer
+from .config import Config, load_config
+from .errors import UserError
+from .events import Event, Lay, Wait
+from .hwtest import TROUBLE_WORDS
+from .journal import STOPPED, WON, GameRecord, Journal
+from .loop import EventError, TableLoop
+from .replay import replay
+from .rulings import Ruling
+from .script import GameSpec, ScriptError, event_to_json, read_game_line, read_script
+from .table import State
+
+# How late each source may deliver an event (see loop.py): a script line comes at once;
+# a press's callback within a few ms; the camera reports a card up to ~150 ms after it lands.
+LATENCIES_US = {"script": 20_000, "buttons": 60_000, "camera": 250_000}
+
+
+class GameClock:
+    """CLOCK_MONOTONIC (or a test's clock) shifted onto the game's timeline."""
+
+    def __init__(self, clock: Clock, shift: int) -> None:
+        self.clock = clock
+        self.shift = shift
+
+    def now_us(self) -> int:
+        return self.clock.now_us() + self.shift
+
+    def sleep_until(self, t_us: int) -> None:
+        self.clock.sleep_until(t_us - self.shift)
+
+
+@dataclass
+class Recorder:
+    """The loop's event sink: each judged event committed to the journal, in order."""
+
+    journal: Journal
+    game: int
+    seq: int
+
+    def __call__(self, event: Event, tag: Any) -> None:
+        mark = tag if type(tag) is int else None  # a script's line number
+        self.journal.append(self.game, self.seq, event_to_json(event), mark)
+        self.seq += 1
+
+
+@dataclass(frozen=True)
+class Start:
+    """The game `referee run` goes on with: new, or resumed from the journal."""
+
+    game: int
+    state: State
+    seq: int  # events already journaled
+    skip_through: int  # script lines up to this one were judged before the crash (0: none)
+    resumed: GameRecord | None
+
+
+def start_game(journal: Journal, spec: GameSpec, source: str, explicit: bool, new_game: bool) -> Start:
+    """Resume the open game, or start `spec`. `explicit`: the input named its own game line,
+    which an open game must then match (a different game's lays must not land in it)."""
+    open_game = None if new_game else journal.open_game()
+    if open_game is not None:
+        if explicit and open_game.spec != spec.to_json():
+            raise UserError(
+                f"{source}: its game line is not the open game {open_game.id}'s in the journal "
+                f"({journal.path}): add --new-game to abandon that game and start this one"
+            )
+        state = replay(open_game, journal.events(open_game.id))
+        skip = (open_game.last_mark or 0) if open_game.source == source else 0
+        return Start(open_game.id, state, open_game.events, skip, open_game)
+    game = journal.new_game(spec.to_json(), source)
+    return Start(game, spec.new_game(), 0, 0, None)
+
+
+class RulingPrinter:
+    """Rulings as the `adjudicate` contract's JSON lines, each flushed: printed means told."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def __call__(self, ruling: Ruling) -> None:
+        self.out.write(json.dumps(ruling.to_json()) + "\n")
+        self.out.flush()
+
+
+def run_service(
+    args: argparse.Namespace, out: TextIO, err: TextIO | None = None, clock: Clock | None = None
+) -> int:
+    err = err or sys.stderr
+    config = load_config(args.config)
+    if args.lays_from is None and config.camera is None:
+        raise UserError(
+            f"{config.source}: [camera] source is not set: set it, or rehearse with --lays-from FILE|-"
+        )
+    if args.at_once and args.lays_from is None:
+        raise UserError("--at-once judges a script: give it one with --lays-from FILE|-")
+
+    def note(text: str) -> None:
+        err.write(text + "\n")
+        err.flush()
+
+    from .cli import _open_input  # the same reading of FILE|- as `adjudicate`
+
+    spec = GameSpec(config.players, config.rules, config.options)
+    stream, name, explicit = None, "camera", False
+    lines: Iterable[bytes] = ()
+    if args.lays_from is not None:
+        stream, name, _ = _open_input(args.lays_from)
+        lines, spec, explicit = _game_of(stream, name, spec)
+    try:
+        with Journal.open(config.data_dir) as journal:
+            start = start_game(journal, spec, name, explicit, args.new_game)
+            if start.resumed is not None:
+                r = start.resumed
+                note(
+                    f"resuming game {r.id} from the journal ({journal.path}): {r.events} events, "
+                    f"table time {(r.last_t or 0) / 1e6:.3f} s"
+                    + (f", {name} from line {start.skip_through + 1}" if start.skip_through else "")
+                )
+            else:
+                note(f"game {start.game}: {', '.join(spec.players)} ({spec.rules}); journal {journal.path}")
+            recorder = Recorder(journal, start.game, start.seq)
+
+            def ended(state: State) -> None:
+                journal.end_game(start.game, WON if state.winner is not None else STOPPED, state.winner)
+
+            printer = RulingPrinter(out)
+            if args.lays_from is not None:
+                items = read_script(lines, name, game=spec)
+                next(items)  # the deal: the table itself comes from the journal
+                script = ((n, e) for n, e in items if n > start.skip_through)
+                if args.at_once:
+                    state = _judge_at_once(config, start.state, script, recorder, printer, ended)
+                else:
+                    state = _judge_live(config, start.state, script, recorder, printer, clock, note, ended)
+            else:
+                state = _judge_live(config, start.state, None, recorder, printer, clock, note, None)
+            if state.winner is not None:
+                note(f"game {start.game}: {spec.players[state.winner]} wins")
+            elif args.lays_from is not None:
+                note(f"game {start.game}: the script ended with no winner")
+    except ScriptError as e:
+        raise UserError(str(e)) from None
+    finally:
+        if stream is not None and stream is not sys.stdin.buffer:
+            stream.close()
+    return 0
+
+
+def _game_of(stream: Iterable[bytes], name: str, default: GameSpec) -> tuple[Iterator[bytes], GameSpec, bool]:
+    """The input's own game line if its first line is one, else the config's game."""
+    lines = iter(stream)
+    head: list[bytes] = []
+    for lineno, raw in enumerate(lines, 1):
+        head.append(raw)
+        if raw.strip():
+            spec = read_game_line(raw, name, lineno)
+            return _chain(head, lines), spec or default, spec is not None
+    return iter(head), default, False
+
+
+def _chain(head: list[bytes], rest: Iterator[bytes]) -> Iterator[bytes]:
+    yield from head
+    yield from rest
+
+
+def _judge_at_once(
+    config: Config,
+    state: State,
+    script: Iterable[tuple[int, Event]],
+    recorder: Recorder,
+    printer: RulingPrinter,
+    ended: Callable[[State], Any],
+) -> State:
+    """The script judged on virtual time, as fast as the journal writes: lights and sound on
+    mock pins (as `adjudicate --pipeline` plays them), no live input."""
+    clock = VirtualClock(state.now)
+    factory = VirtualFactory(clock)
+    signals = TableSignals.from_wiring(config.wiring, factory)
+    player = SignalPlayer(Announcer(state.seats), signals, clock)
+    loop = TableLoop(
+        state,
+        {"script": 0},
+        rulings=[printer],
+        signals=[player.announce],
+        timer_waits=False,
+        judged=[recorder],
+    )
+    try:
+        for lineno, event in script:
+            clock.sleep_until(event.t)
+            loop.put_lay(event, lineno, source="script")
+            loop.pump(event.t)
+            player.run_until(event.t)
+        loop.finish(ended)
+    except EventError as e:
+        raise UserError(f"{recorder.journal.path.name}: line {e.tag}: {e}") from None
+    finally:
+        signals.close()
+        factory.close()
+    return loop.state
+
+
+def _judge_live(
+    config: Config,
+    state: State,
+    script: Iterator[tuple[int, Event]] | None,
+    recorder: Recorder,
+    printer: RulingPrinter,
+    clock: Clock | None,
+    note: Any,
+    ended: Callable[[State], Any] | None,
+) -> State:
+    """Live: the table loop in this thread, the buttons' callbacks and the lay source in theirs."""
+    base = clock or MonotonicClock()
+    game_clock = GameClock(base, state.now - base.now_us())
+    factory = VirtualFactory(base) if config.pins == "mock" else None
+    signals = _open_signals(config, factory)
+    player = SignalPlayer(Announcer(state.seats), signals, game_clock)
+    sources = {"buttons": LATENCIES_US["buttons"]}
+    sources["script" if script is not None else "camera"] = LATENCIES_US["script" if script else "camera"]
+
+    def trouble(item: ButtonTrouble) -> None:
+        note(f"{config.players[item.seat]}: {TROUBLE_WORDS[item.kind]}")
+
+    loop = TableLoop(
+        state, sources, rulings=[printer], signals=[player.announce], troubles=[trouble], judged=[recorder]
+    )
+    shift = game_clock.shift
+
+    def edge(e: Edge) -> None:
+        loop.put_edge(e._replace(t=e.t + shift))  # the kernel's stamp, on the game's timeline
+
+    buttons = SnapButtons(config.wiring.buttons, edge, pin_factory=factory)
+    failure: list[BaseException] = []
+    feeder = threading.Thread(
+        target=_feed_script if script is not None else _feed_camera,
+        args=(loop, script if script is not None else config, game_clock, failure, note),
+        name="lays",
+        daemon=True,
+    )
+    player.start()
+    feeder.start()
+    try:
+        loop.run(game_clock)
+        if script is not None:
+            loop.finish(ended)  # the script has ended: so has the game
+        else:
+            loop.drain()  # stopped: the game stays open, to resume at the next start
+    except EventError as e:
+        raise UserError(f"line {e.tag}: {e}" if e.tag is not None else str(e)) from None
+    finally:
+        buttons.close()
+        player.close()
+        signals.close()
+    if failure:
+        raise failure[0]
+    return loop.state
+
+
+def _open_signals(config: Config, factory: Any) -> TableSignals:
+    try:
+        return TableSignals.from_wiring(config.wiring, factory)
+    except Exception as e:  # no GPIO on this machine, or a pin is busy
+        raise UserError(
+            f"{config.source}: cannot open the pins ({type(e).__name__}: {e}); on the Pi install "
+            'python3-lgpio, elsewhere set [hardware] pins = "mock"'
+        ) from None
+
+
+def _feed_script(
+    loop: TableLoop, script: Iterator[tuple[int, Event]], clock: GameClock, failure: list, note: Any
+) -> None:
+    """A rehearsal: each line delivered at its own time, the spacing of the script kept."""
+    offset = None
+    try:
+        for lineno, event in script:
+            if offset is None:
+                offset = clock.now_us() - event.t
+            t = event.t + offset
+            clock.sleep_until(t)
+            loop.put_lay(event._replace(t=t), lineno, source="script")
+    except ScriptError as e:
+        failure.append(UserError(str(e)))
+    except BaseException as e:  # surfaced by the main thread
+        failure.append(e)
+    finally:
+        loop.close_source("script")
+        loop.stop()
+
+
+def _feed_camera(loop: TableLoop, config: Config, clock: GameClock, failure: list, note: Any) -> None:
+    """The camera's lays, stamped on the game's timeline; a lost camera is opened again."""
+    from hardware.camera import CameraLost, SourceError, open_source
+
+    from .vision_cli import _recogniser
+    from .watcher import PileWatcher, WatchCleared, WatchLay
+
+    try:
+        recogniser = _recogniser(str(config.profile) if config.profile else None)
+        seen: set[str] = set()
+        watcher = PileWatcher(
+            lambda image, mask: recogniser.recognise(image, mask, frozenset(seen)),
+            sides=config.sides,
+            fps=config.fps,
+        )
+        live = config.camera == "camera" or (config.camera or "").isdigit()
+        offset = clock.shift if live else None  # a file's own times: spacing kept
+        try:
+            source = open_source(config.camera or "camera", fps=None if live else config.fps)
+        except SourceError as e:
+            raise UserError(str(e)) from None
+        try:
+            with source:
+                for frame in source:
+                    if offset is None:
+                        offset = clock.now_us() - frame.t_us
+                    for item in watcher.feed(frame):
+                        t = item.t_us + offset
+                        if type(item) is WatchLay:
+                            seen.add(item.card.code)
+                            loop.put_lay(Lay(t, item.card, item.seat), None, source="camera")
+                        elif type(item) is WatchCleared:
+                            seen.clear()
+                            loop.put_lay(Wait(t), None, source="camera")
+                    if not live:
+                        clock.sleep_until(frame.t_us + offset)
+        except CameraLost as e:
+            note(str(e))
+            raise
+    except BaseException as e:
+        failure.append(e)
+    finally:
+        loop.close_source("camera")
+        loop.stop()

@@ -1,0 +1,129 @@
+"""The service's commands: `referee run`, `referee games`, `referee export GAME`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from .errors import UserError
+
+EXIT_CAMERA_LOST = 3  # systemd restarts the service on this one; the journal resumes the game
+
+
+def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
+    """The table service: judges until the game is won (a script) or it is stopped (the camera)."""
+    from hardware.camera import CameraLost
+
+    from .service import run_service
+
+    try:
+        return run_service(args, out)
+    except CameraLost as e:
+        print(f"{e}: the game stays open in the journal and resumes when the camera is back", file=sys.stderr)
+        return EXIT_CAMERA_LOST
+
+
+def _journal(args: argparse.Namespace) -> Any:
+    from .config import default_data_dir, load_config
+    from .journal import FILE_NAME, Journal
+
+    if args.data_dir:
+        folder = Path(args.data_dir)
+    elif args.config:
+        folder = load_config(args.config).data_dir
+    else:
+        folder = default_data_dir()
+    if not (folder / FILE_NAME).is_file():
+        raise UserError(f"{folder / FILE_NAME}: no journal here (no game has been played with this data dir)")
+    return Journal.open(folder)
+
+
+def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
+    """Every game in the journal, one line each (JSON with --json)."""
+    with _journal(args) as journal:
+        games = journal.games()
+    for g in games:
+        players = g.spec["game"]["players"]
+        if args.json:
+            row = {
+                "game": g.id,
+                "started": g.started,
+                "ended": g.ended,
+                "status": g.status,
+                "players": players,
+                "rules": g.spec["game"].get("rules", "celtic"),
+                "events": g.events,
+                "winner": g.winner,
+                "source": g.source,
+            }
+            out.write(json.dumps(row) + "\n")
+            continue
+        result = g.status if g.winner is None else f"won by {players[g.winner]}"
+        out.write(
+            f"{g.id:>4}  {g.started}  {result:<16} {g.events:>6} events  {', '.join(players)}"
+            f"  ({g.source or '-'})\n"
+        )
+    if not games and not args.json:
+        out.write("no games yet\n")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
+    """A game's table script with its rulings after each event: `referee adjudicate` replays it."""
+    from .replay import export
+
+    with _journal(args) as journal:
+        game = journal.game(args.game)
+        if game is None:
+            known = ", ".join(str(g.id) for g in journal.games()) or "none"
+            raise UserError(f"{journal.path}: no game {args.game} (games: {known})")
+        for line in export(game, journal.events(game.id)):
+            out.write(json.dumps(line) + "\n")
+    return 0
+
+
+def _where(p: argparse.ArgumentParser) -> None:
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--config", metavar="FILE", help="the config (its data_dir holds the journal)")
+    group.add_argument("--data-dir", metavar="DIR", help="the folder holding the journal")
+
+
+def add_commands(sub: Any) -> None:
+    p = sub.add_parser(
+        "run",
+        help="the table service: camera or script, buttons, rulings, journal",
+        description="Judge a live table: lays from the camera (or a rehearsal script), snaps from the "
+        "buttons; every event is journaled before its rulings are announced, and an interrupted game "
+        "resumes from the journal.",
+    )
+    p.add_argument("--config", required=True, metavar="FILE", help="the service's config (TOML)")
+    p.add_argument(
+        "--lays-from",
+        metavar="FILE|-",
+        help="rehearse without a camera: lays (and any snaps and waits) from a table script",
+    )
+    p.add_argument(
+        "--at-once",
+        action="store_true",
+        help="judge the --lays-from script at once on virtual time, as `referee adjudicate` does",
+    )
+    p.add_argument("--new-game", action="store_true", help="abandon the open game (if any) and start anew")
+    p.set_defaults(run=cmd_run)
+
+    p = sub.add_parser("games", help="list the games in the journal", description="List the journal's games.")
+    _where(p)
+    p.add_argument("--json", action="store_true", help="one JSON object per game")
+    p.set_defaults(run=cmd_games)
+
+    p = sub.add_parser(
+        "export",
+        help="print a game as a table script with its rulings",
+        description="Print a journaled game as a table script, each event's rulings after it; "
+        "`referee adjudicate` skips the ruling lines and rules again, so the two can be compared.",
+    )
+    p.add_argument("game", type=int, metavar="GAME", help="the game's number (see `referee games`)")
+    _where(p)
+    p.set_defaults(run=cmd_export)
