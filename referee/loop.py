@@ -74,6 +74,7 @@ class TableLoop:
         self._buffer: list[tuple[int, int, Event, Any]] = []  # (t, arrival, event, tag)
         self._arrival = itertools.count()
         self._finished = False
+        self._stopping = False
 
     # Producers (any thread) ------------------------------------------------------
 
@@ -111,7 +112,9 @@ class TableLoop:
         self._release(self.watermark(now))
 
     def _take(self, source: str, item: Any, tag: Any) -> None:
-        if tag == "closed" and item is None:
+        if source == "control":
+            self._stopping = True  # taken by `pump` from among the events: `run` returns after it
+        elif tag == "closed" and item is None:
             self.latencies.pop(source, None)
         elif type(item) is Edge:
             for result in self.debouncer.feed(item):
@@ -224,7 +227,11 @@ class TableLoop:
             except queue.Empty:
                 pass
             else:
-                if tag == "stop" and source == "control":
-                    return
                 self._take(source, item, tag)
+            if self._stopping:
+                self._stopping = False
+                return
             self.pump(clock.now_us())
+            if self._stopping:
+                self._stopping = False
+                return

@@ -34,13 +34,14 @@ from hardware.signals import SignalPlayer, TableSignals
 
 from .announcer import Announcer
 from .config import Config, load_config
+from .engine import finish
 from .errors import UserError
 from .events import Event, Lay, Wait
 from .hwtest import TROUBLE_WORDS
 from .journal import STOPPED, WON, GameRecord, Journal
 from .loop import EventError, TableLoop
 from .replay import replay
-from .rulings import Ruling
+from .rulings import GameWon, Ruling
 from .script import GameSpec, ScriptError, event_to_json, read_game_line, read_script
 from .table import State
 
@@ -121,12 +122,12 @@ def run_service(
 ) -> int:
     err = err or sys.stderr
     config = load_config(args.config)
+    if args.at_once and args.lays_from is None:
+        raise UserError("--at-once judges a script: give it one with --lays-from FILE|-")
     if args.lays_from is None and config.camera is None:
         raise UserError(
             f"{config.source}: [camera] source is not set: set it, or rehearse with --lays-from FILE|-"
         )
-    if args.at_once and args.lays_from is None:
-        raise UserError("--at-once judges a script: give it one with --lays-from FILE|-")
 
     def note(text: str) -> None:
         err.write(text + "\n")
@@ -143,6 +144,16 @@ def run_service(
     try:
         with Journal.open(config.data_dir) as journal:
             start = start_game(journal, spec, name, explicit, args.new_game)
+            printer = RulingPrinter(out)
+            if args.lays_from is None and start.resumed is not None and start.state.winner is not None:
+                # Won, but the power went before the journal said so: settle and close it (the
+                # end of its input), then the table deals again.
+                final, last = finish(start.state)
+                journal.end_game(start.game, WON, final.winner)
+                for ruling in last:
+                    printer(ruling)
+                note(f"game {start.game}: won by {final.players[final.winner or 0]} before the restart")
+                start = start_game(journal, spec, name, explicit, True)
             if start.resumed is not None:
                 r = start.resumed
                 note(
@@ -153,23 +164,30 @@ def run_service(
             else:
                 note(f"game {start.game}: {', '.join(spec.players)} ({spec.rules}); journal {journal.path}")
             recorder = Recorder(journal, start.game, start.seq)
+            game_id = start.game
+
+            def close_won(ruling: Ruling) -> None:
+                if type(ruling) is GameWon:  # its event is journaled: the game is over
+                    journal.end_game(game_id, WON, ruling.seat)
 
             def ended(state: State) -> None:
                 journal.end_game(start.game, WON if state.winner is not None else STOPPED, state.winner)
 
-            printer = RulingPrinter(out)
+            sinks = [printer, close_won]
             if args.lays_from is not None:
                 items = read_script(lines, name, game=spec)
                 next(items)  # the deal: the table itself comes from the journal
                 script = ((n, e) for n, e in items if n > start.skip_through)
                 if args.at_once:
-                    state = _judge_at_once(config, start.state, script, recorder, printer, ended)
+                    state = _judge_at_once(config, name, start.state, script, recorder, sinks, ended)
                 else:
-                    state = _judge_live(config, start.state, script, recorder, printer, clock, note, ended)
+                    state = _judge_live(
+                        config, name, start.state, script, recorder, sinks, clock, note, ended
+                    )
             else:
-                state = _judge_live(config, start.state, None, recorder, printer, clock, note, None)
+                state = _judge_live(config, name, start.state, None, recorder, sinks, clock, note, None)
             if state.winner is not None:
-                note(f"game {start.game}: {spec.players[state.winner]} wins")
+                note(f"game {start.game}: {state.players[state.winner]} wins")
             elif args.lays_from is not None:
                 note(f"game {start.game}: the script ended with no winner")
     except ScriptError as e:
@@ -199,10 +217,11 @@ def _chain(head: list[bytes], rest: Iterator[bytes]) -> Iterator[bytes]:
 
 def _judge_at_once(
     config: Config,
+    source: str,
     state: State,
     script: Iterable[tuple[int, Event]],
     recorder: Recorder,
-    printer: RulingPrinter,
+    sinks: list[Callable[[Ruling], Any]],
     ended: Callable[[State], Any],
 ) -> State:
     """The script judged on virtual time, as fast as the journal writes: lights and sound on
@@ -214,7 +233,7 @@ def _judge_at_once(
     loop = TableLoop(
         state,
         {"script": 0},
-        rulings=[printer],
+        rulings=sinks,
         signals=[player.announce],
         timer_waits=False,
         judged=[recorder],
@@ -227,7 +246,7 @@ def _judge_at_once(
             player.run_until(event.t)
         loop.finish(ended)
     except EventError as e:
-        raise UserError(f"{recorder.journal.path.name}: line {e.tag}: {e}") from None
+        raise UserError(f"{source}:{e.tag}: {e}") from None
     finally:
         signals.close()
         factory.close()
@@ -236,10 +255,11 @@ def _judge_at_once(
 
 def _judge_live(
     config: Config,
+    source: str,
     state: State,
     script: Iterator[tuple[int, Event]] | None,
     recorder: Recorder,
-    printer: RulingPrinter,
+    sinks: list[Callable[[Ruling], Any]],
     clock: Clock | None,
     note: Any,
     ended: Callable[[State], Any] | None,
@@ -257,7 +277,7 @@ def _judge_live(
         note(f"{config.players[item.seat]}: {TROUBLE_WORDS[item.kind]}")
 
     loop = TableLoop(
-        state, sources, rulings=[printer], signals=[player.announce], troubles=[trouble], judged=[recorder]
+        state, sources, rulings=sinks, signals=[player.announce], troubles=[trouble], judged=[recorder]
     )
     shift = game_clock.shift
 
@@ -281,7 +301,7 @@ def _judge_live(
         else:
             loop.drain()  # stopped: the game stays open, to resume at the next start
     except EventError as e:
-        raise UserError(f"line {e.tag}: {e}" if e.tag is not None else str(e)) from None
+        raise UserError(f"{source}:{e.tag}: {e}" if e.tag is not None else f"{source}: {e}") from None
     finally:
         buttons.close()
         player.close()

@@ -1,0 +1,229 @@
+"""`referee run`, `referee games`, `referee export`: the service end to end, on doubles.
+
+The crash test (SIGKILL at 50 points) is tests/test_crash_resume.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from hardware.clock import VirtualClock
+from referee.bots import VirtualTable
+from referee.cards import parse_card
+from referee.cli import main
+from referee.journal import ABANDONED, OPEN, STOPPED, WON, Journal
+from referee.render import render_lay_sequence
+from referee.rulings import GameWon
+from referee.script import adjudicate, event_to_json
+from referee.service import run_service
+
+
+def _config(tmp_path: Path, extra: str = "", players: str = '["Ann", "Bob", "Cy"]') -> Path:
+    path = tmp_path / "referee.toml"
+    path.write_text(
+        f'[table]\nplayers = {players}\n[hardware]\npins = "mock"\n'
+        f'[service]\ndata_dir = "data"\nkiosk = false\n{extra}'
+    )
+    return path
+
+
+def _demo_script(seed: int = 55) -> str:
+    table = VirtualTable(players=3, seed=seed)
+    lines = [json.dumps(table.spec.to_json())]
+    lines += [json.dumps(event_to_json(p.event)) for p in table.play() if p.event is not None]
+    return "\n".join(lines) + "\n"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def _rulings(text: str) -> list[str]:
+    return [json.dumps(r.to_json()) for r in adjudicate(io.StringIO(text), "script")]
+
+
+def test_a_rehearsal_at_once_rules_as_adjudicate_and_the_journal_exports_it_for_a_dispute(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "game.jsonl"
+    script.write_text(_demo_script())
+    config = _config(tmp_path)
+    status, out, err = run(capsys, "run", "--config", str(config), "--lays-from", str(script), "--at-once")
+    assert status == 0
+    assert out.splitlines() == _rulings(script.read_text())
+    assert "game 1: Ann, Bob, Cy" in err and "wins" in err
+
+    status, listing, _ = run(capsys, "games", "--config", str(config), "--json")
+    (game,) = [json.loads(line) for line in listing.splitlines()]
+    assert status == 0 and game["status"] == WON and game["players"] == ["Ann", "Bob", "Cy"]
+    assert game["source"] == str(script) and game["events"] == len(script.read_text().splitlines()) - 1
+
+    status, exported, _ = run(capsys, "export", "1", "--config", str(config))
+    assert status == 0
+    assert [line for line in exported.splitlines() if '"event"' in line] == out.splitlines()
+    assert _rulings(exported) == out.splitlines()  # adjudicate rules the export the same way
+
+    status, text, _ = run(capsys, "games", "--data-dir", str(tmp_path / "data"))
+    assert status == 0 and "won by" in text and "Ann, Bob, Cy" in text
+
+
+def test_a_script_without_a_game_line_plays_the_configs_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "lays.jsonl"
+    script.write_text('{"t": 1000000, "lay": "7H"}\n{"t": 1400000, "lay": "7S"}\n{"t": 1600000, "snap": 1}\n')
+    config = _config(tmp_path, players='["Ann", "Bob"]')
+    status, out, _ = run(capsys, "run", "--config", str(config), "--lays-from", str(script), "--at-once")
+    game = '{"game": {"players": ["Ann", "Bob"], "rules": "celtic", "options": {}}}\n'
+    assert status == 0 and out.splitlines() == _rulings(game + script.read_text())
+    with Journal.open(tmp_path / "data") as journal:
+        assert [g.status for g in journal.games()] == [STOPPED]
+
+
+def test_a_bad_line_stops_the_run_with_one_line_and_keeps_every_event_before_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "game.jsonl"
+    lines = _demo_script().splitlines()
+    lines.insert(40, '{"t": 1, "lay": "7H"}')  # time goes backwards
+    script.write_text("\n".join(lines) + "\n")
+    config = _config(tmp_path)
+    argv = ("run", "--config", str(config), "--lays-from", str(script), "--at-once")
+    status, _out, err = run(capsys, *argv)
+    assert status == 2 and f"{script}:41: time goes backwards" in err and "Traceback" not in err
+    with Journal.open(tmp_path / "data") as journal:
+        record = journal.open_game()
+        assert record is not None and record.events == 39 and record.last_mark == 40
+    # Started again it resumes after line 40, and stops at the same line: nothing is lost.
+    status, again, err = run(capsys, *argv)
+    assert status == 2 and "resuming game 1" in err and "from line 41" in err
+    assert f"{script}:41: time goes backwards" in err and again == ""
+
+
+def test_a_lay_the_engine_refuses_is_one_line_naming_the_scripts_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "lays.jsonl"
+    script.write_text('{"t": 1000000, "lay": "7H"}\n{"t": 1400000, "lay": "7H"}\n')
+    argv = ("run", "--config", str(_config(tmp_path)), "--lays-from", str(script))
+    for extra in (("--at-once",), ()):
+        status, _, err = run(capsys, *argv, *extra)
+        assert status == 2 and f"{script}:2: 7H is already on the stack" in err, err
+        assert len(err.strip().splitlines()) == 2  # the game's note, then the one error line
+
+
+def test_an_open_game_is_resumed_and_another_games_script_is_refused_unless_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _config(tmp_path)
+    first = tmp_path / "first.jsonl"
+    lines = _demo_script().splitlines()
+    first.write_text("\n".join([*lines[:30], '{"t": 5, "wait": true}']) + "\n")  # dies at line 31
+    assert run(capsys, "run", "--config", str(config), "--lays-from", str(first), "--at-once")[0] == 2
+    other = tmp_path / "other.jsonl"
+    other.write_text('{"game": {"players": ["Dee", "Eve"]}}\n{"t": 1000000, "lay": "2C"}\n')
+    status, _, err = run(capsys, "run", "--config", str(config), "--lays-from", str(other), "--at-once")
+    assert status == 2 and "not the open game 1's" in err and "--new-game" in err
+    argv = ("run", "--config", str(config), "--lays-from", str(other), "--at-once", "--new-game")
+    status, out, _ = run(capsys, *argv)
+    assert status == 0 and out.splitlines() == _rulings(other.read_text())
+    with Journal.open(tmp_path / "data") as journal:
+        assert [g.status for g in journal.games()] == [ABANDONED, STOPPED]
+
+
+def test_live_rehearsal_keeps_the_scripts_spacing_and_rules_the_same(tmp_path: Path) -> None:
+    script = tmp_path / "game.jsonl"
+    text = "".join(_demo_script().splitlines(keepends=True)[:60])
+    script.write_text(text)
+    args = argparse.Namespace(
+        config=str(_config(tmp_path)), lays_from=str(script), at_once=False, new_game=False
+    )
+    out, err = io.StringIO(), io.StringIO()
+    clock = VirtualClock(50_000_000)
+    assert run_service(args, out, err, clock=clock) == 0
+    with Journal.open(tmp_path / "data") as journal:
+        (game,) = journal.games()
+        events = list(journal.events(game.id))
+    first_t = json.loads(text.splitlines()[1])["t"]
+    offset = events[0].line["t"] - first_t  # the game's clock, the script's spacing
+    assert [e.line["t"] - offset for e in events] == [json.loads(s)["t"] for s in text.splitlines()[1:]]
+    # The same rulings, on the game's clock (no timer was due between these lines).
+    expected = [json.loads(line) for line in _rulings(text)]
+    for ruling in expected:
+        ruling["t"] += offset
+    assert [json.loads(line) for line in out.getvalue().splitlines()] == expected
+
+
+def test_the_camera_path_judges_the_cards_a_rendered_clip_shows(tmp_path: Path) -> None:
+    cards, seats = ["7H", "QS", "2D", "9C"], [0, 1, 2, 0]
+    frames, _truth = render_lay_sequence(
+        [parse_card(c) for c in cards], seats, {0: "bottom", 1: "left", 2: "top"}, np.random.default_rng(3)
+    )
+    folder = tmp_path / "clip"
+    folder.mkdir()
+    for i, (_, image) in enumerate(frames):
+        cv2.imwrite(str(folder / f"frame{i:04d}.png"), image)
+    extra = f'[camera]\nsource = "{folder}"\nseats = {{ bottom = 0, left = 1, top = 2 }}\n'
+    args = argparse.Namespace(
+        config=str(_config(tmp_path, extra)), lays_from=None, at_once=False, new_game=False
+    )
+    out, err = io.StringIO(), io.StringIO()
+    assert run_service(args, out, err, clock=VirtualClock(0)) == 0
+    rulings = [json.loads(line) for line in out.getvalue().splitlines()]
+    laid = [(r["card"], r["seat"]) for r in rulings if r["event"] == "laid"]
+    assert laid == list(zip(cards, seats, strict=True))
+    with Journal.open(tmp_path / "data") as journal:
+        (game,) = journal.games()
+        assert game.status == OPEN and game.source == "camera"  # stopped, not ended: it resumes
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["run", "--config", "{dir}/none.toml"], "none.toml: cannot read"),
+        (["run", "--config", "{config}"], "[camera] source is not set"),
+        (["run", "--config", "{config}", "--at-once"], "--at-once judges a script"),
+        (["run", "--config", "{config}", "--lays-from", "{dir}/none.jsonl"], "none.jsonl: cannot read"),
+        (["games", "--data-dir", "{dir}/empty"], "no journal here"),
+        (["export", "7", "--config", "{config}"], "no game 7"),
+    ],
+)
+def test_mistakes_get_one_line_and_exit_status_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], words: str
+) -> None:
+    config = _config(tmp_path)
+    if argv[0] == "export":
+        Journal.open(tmp_path / "data").close()
+    status, _, err = run(capsys, *(a.format(dir=tmp_path, config=config) for a in argv))
+    assert status == 2 and words in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_won_game_the_power_cut_left_open_is_closed_and_a_new_one_dealt(tmp_path: Path) -> None:
+    table = VirtualTable(players=3, seed=55)
+    with Journal.open(tmp_path / "data") as journal:
+        game = journal.new_game(table.spec.to_json(), "camera")
+        plays = list(table.play())
+        winner = next(r.seat for p in plays for r in p.rulings if type(r) is GameWon)
+        events = [p.event for p in plays if p.event is not None]
+        for seq, event in enumerate(events):
+            journal.append(game, seq, event_to_json(event))  # won, never marked so
+    folder = tmp_path / "empty-table"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "frame0.png"), np.full((480, 640, 3), 60, np.uint8))
+    extra = f'[camera]\nsource = "{folder}"\n'
+    args = argparse.Namespace(
+        config=str(_config(tmp_path, extra)), lays_from=None, at_once=False, new_game=False
+    )
+    assert run_service(args, io.StringIO(), io.StringIO(), clock=VirtualClock(0)) == 0
+    with Journal.open(tmp_path / "data") as journal:
+        assert [(g.status, g.winner) for g in journal.games()] == [(WON, winner), (OPEN, None)]
