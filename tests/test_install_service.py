@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from referee import install_service
+from referee.config import load_config
 from referee.errors import UserError
 from referee.install_service import add_commands, appended, exec_binary, install, read_unit
 
@@ -204,7 +205,7 @@ def test_the_sysusers_file_puts_referee_in_gpio_and_video():
     assert entries == [["u", "referee", "-"], ["m", "referee", "gpio"], ["m", "referee", "video"]]
 
 
-def test_the_example_config_is_toml_with_a_table_a_camera_and_the_data_dir():
-    config = tomllib.loads((UNITS / "referee.toml.example").read_text())
-    assert config["table"]["players"] and config["camera"]["source"] == "camera"
-    assert config["service"]["data_dir"] == "/var/lib/referee"  # the unit's StateDirectory
+def test_the_example_config_is_one_referee_run_accepts():
+    config = load_config(UNITS / "referee.toml.example")
+    assert config.camera == "camera" and config.pins == "gpio"
+    assert config.data_dir == Path("/var/lib/referee")  # the unit's StateDirectory
