@@ -140,10 +140,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=float, help="stop watching presses after this long (default: Ctrl-C)")
     p.set_defaults(run=cmd_hw_test)
 
-    from . import service_cli, vision_cli
+    from . import install_service, service_cli, vision_cli
 
     vision_cli.add_commands(sub)
     service_cli.add_commands(sub)
+    install_service.add_commands(sub)
     return parser
 
 
