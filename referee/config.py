@@ -3,7 +3,7 @@
 `referee run --config FILE` reads it with `load_config`, which checks it in full
 before anything is opened. Every mistake is one line, `FILE: KEY: what is wrong`
 (or `FILE:LINE: ...` for TOML that does not parse), and `referee run` exits 2 on it.
-The format, with an example: docs/service.md.
+The format, with an example: docs/run.md.
 """
 
 from __future__ import annotations

@@ -212,15 +212,20 @@ class TableLoop:
         """Ask `run` to return (from any thread)."""
         self.inbox.put(("control", None, "stop"))
 
-    def run(self, clock: Clock) -> None:
+    def run(self, clock: Clock, heartbeat: Callable[[], int] | None = None) -> None:
         """Live: judge as events arrive and timers fall due, until `stop()`.
 
         Sleeps on the inbox until the next thing falls due (or forever when
-        nothing is pending): no polling, no busy waiting.
+        nothing is pending): no polling, no busy waiting. `heartbeat` (systemd's
+        watchdog) is called from this loop, so that it proves this loop turns; it
+        returns the microseconds until it wants calling again.
         """
         while True:
             now = clock.now_us()
             wake = self.next_wake(now)
+            if heartbeat is not None:
+                beat = now + heartbeat()
+                wake = beat if wake is None else min(wake, beat)
             timeout = None if wake is None else max(wake - now, 0) / 1e6
             try:
                 source, item, tag = self.inbox.get(timeout=timeout)

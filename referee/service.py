@@ -43,6 +43,7 @@ from .loop import EventError, TableLoop
 from .replay import replay
 from .rulings import GameWon, Ruling
 from .script import GameSpec, ScriptError, event_to_json, read_game_line, read_script
+from .sd_notify import Notifier, Watchdog
 from .table import State
 
 # How late each source may deliver an event (see loop.py): a script line comes at once;
@@ -292,10 +293,19 @@ def _judge_live(
         name="lays",
         daemon=True,
     )
+    notifier = Notifier.from_env()
+    watchdog = Watchdog.from_env(notifier)
+
+    def heartbeat() -> int:
+        assert watchdog is not None
+        watchdog.tick()
+        return watchdog.due_in_us()
+
     player.start()
     feeder.start()
+    notifier.ready(f"judging {', '.join(state.players)}: lays from {source}")
     try:
-        loop.run(game_clock)
+        loop.run(game_clock, heartbeat if watchdog is not None else None)
         if script is not None:
             loop.finish(ended)  # the script has ended: so has the game
         else:
@@ -303,6 +313,7 @@ def _judge_live(
     except EventError as e:
         raise UserError(f"{source}:{e.tag}: {e}" if e.tag is not None else f"{source}: {e}") from None
     finally:
+        notifier.stopping()
         buttons.close()
         player.close()
         signals.close()

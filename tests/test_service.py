@@ -227,3 +227,33 @@ def test_a_won_game_the_power_cut_left_open_is_closed_and_a_new_one_dealt(tmp_pa
     assert run_service(args, io.StringIO(), io.StringIO(), clock=VirtualClock(0)) == 0
     with Journal.open(tmp_path / "data") as journal:
         assert [(g.status, g.winner) for g in journal.games()] == [(WON, winner), (OPEN, None)]
+
+
+def test_under_systemd_the_live_service_says_ready_pings_the_watchdog_from_its_loop_and_says_stopping(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import socket
+
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    listener.bind(str(tmp_path / "notify"))
+    monkeypatch.setenv("NOTIFY_SOCKET", str(tmp_path / "notify"))
+    monkeypatch.setenv("WATCHDOG_USEC", "10000000")
+    monkeypatch.setenv("WATCHDOG_PID", str(os.getpid()))
+    script = tmp_path / "lays.jsonl"
+    script.write_text('{"t": 1000000, "lay": "7H"}\n{"t": 1400000, "lay": "7S"}\n')
+    args = argparse.Namespace(
+        config=str(_config(tmp_path)), lays_from=str(script), at_once=False, new_game=False
+    )
+    assert run_service(args, io.StringIO(), io.StringIO(), clock=VirtualClock(0)) == 0
+    listener.setblocking(False)
+    said = []
+    while True:
+        try:
+            said.append(listener.recv(4096).decode().strip())
+        except BlockingIOError:
+            break
+    listener.close()
+    assert said[0].startswith("READY=1") and "STATUS=judging Ann, Bob, Cy" in said[0]
+    assert "WATCHDOG=1" in said[1:-1]
+    assert said[-1].startswith("STOPPING=1")
