@@ -19,11 +19,13 @@ from rich.text import Text
 
 from hardware.clock import Clock, MonotonicClock
 
-from .bots import VirtualTable
+from .bots import START_US, VirtualTable
+from .demo_table import DemoTable
 from .engine import MAX_PLAYERS, MIN_PLAYERS
 from .errors import UserError
 from .rulings import GameWon, Laid, PenaltiesLifted, Penalty, Ruling, SnapIgnored, StackWon
 from .script import event_to_json
+from .table import State
 
 EXIT_WON, EXIT_STOPPED, EXIT_USAGE = 0, 1, 2
 COLOURS = ("cyan", "magenta", "yellow", "green", "bright_blue", "bright_red", "white", "bright_green")
@@ -182,22 +184,23 @@ def run_demo(args: argparse.Namespace, out: TextIO, clock: Clock | None = None) 
             )
         )
     summary = Summary(names)
-    started, first_t = clock.now_us(), None
-    state = None
-    for play in table.play():
-        state = play.state
-        for i, ruling in enumerate(play.rulings):
+    started = clock.now_us()
+
+    def pace(t: int) -> None:
+        if args.speed > 0:
+            clock.sleep_until(started + round((t - START_US) / args.speed))
+
+    def show(batch: list[Ruling], after: State) -> None:
+        for i, ruling in enumerate(batch):
             summary.add(ruling)
             if args.quiet and type(ruling) is not GameWon:
                 continue
-            if args.speed > 0:
-                first_t = ruling.t if first_t is None else first_t
-                clock.sleep_until(started + round((ruling.t - first_t) / args.speed))
-            console.print(describe(ruling, names, play.rulings[i + 1 :]))
+            console.print(describe(ruling, names, batch[i + 1 :]))
             if type(ruling) is StackWon:
-                piles = " · ".join(f"{names[s]} {n}" for s, n in enumerate(play.state.hands))
+                piles = " · ".join(f"{names[s]} {n}" for s, n in enumerate(after.hands))
                 console.print(Text(f"{'':11}piles: {piles}", style="dim"))
-    assert state is not None
+
+    state = DemoTable(table, rulings=show).run(pace)
     console.print()
     console.print(summary_table(summary, state.hands, table.reactions))
     if table.stopped:

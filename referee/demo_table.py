@@ -1,0 +1,220 @@
+"""The demo's physical table: what the bots do, as the referee's hardware would sense it.
+
+The bots (`VirtualTable`) play a game; this module turns what they physically do
+into the referee's inputs, and judges those with the live table loop, as
+`referee run` does at a real table:
+
+- a press becomes edges on the seat's mock GPIO pin (gpiozero's MockFactory on a
+  virtual clock), with contact bounce, its callback running a little late;
+- a card laid becomes what the camera stage reports: `LayQueue` hands the lay
+  over 30 to 150 ms after it came to rest; a camera stage renders frames of the
+  table and reads them through the pile watcher and the recogniser;
+- the loop merges both in event time, journals each event, and rules; the LEDs
+  and the buzzer play on mock pins.
+
+All of it runs on one virtual clock, so a game is the same at any speed; a
+`pace` callback lets the caller keep step with real time.
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from calibration.wiring import default_wiring
+from hardware.buttons import Debouncer, SnapButtons
+from hardware.clock import VirtualClock
+from hardware.pins import VirtualFactory
+from hardware.signals import SignalPlayer, TableSignals
+
+from .announcer import Announcer
+from .bots import VirtualTable
+from .cards import Card
+from .events import Event, Lay, Snap
+from .loop import EventSink, TableLoop
+from .pipeline import CALLBACK_LAG_US, press_edges
+from .rulings import Laid, Ruling, StackWon
+from .table import State
+
+CAMERA_LAG_US = (30_000, 150_000)  # rest to report: a few frames and a reading
+PICKUP_US = (300_000, 700_000)  # a won stack is swept off the table this long after the win
+HOLD_US = 100_000  # a press is let go before the finger can press again (REPRESS_US)
+LATENCIES_US = {"buttons": CALLBACK_LAG_US[1] + 10_000, "camera": 400_000}
+
+
+class LayStage(Protocol):
+    """How the cards on the table reach the referee."""
+
+    def lay(self, t_rest: int, card: Card, seat: int, seen_seat: int | None) -> None:
+        """`seat` laid `card`; it came to rest at `t_rest`. `seen_seat`: the seat the
+        bots' own script names for it (None for a lay in turn)."""
+
+    def take(self, t: int, seat: int) -> None:
+        """`seat` sweeps the stack off the table at `t`."""
+
+    def reports(self, until: int) -> Iterator[tuple[int, Event]]:
+        """What the stage hands the referee up to time `until`: (delivery time, event)."""
+
+    def close(self) -> Iterator[tuple[int, Event]]:
+        """Everything still on its way."""
+
+
+@dataclass
+class LayQueue:
+    """The camera stage without the camera: each lay reported a seeded 30-150 ms after it
+    came to rest, as the bots' script has it. For a table without the camera extra."""
+
+    rng: random.Random
+    _queue: list[tuple[int, int, Event]] = field(default_factory=list)
+    _order: int = 0
+    _free: int = 0
+
+    def lay(self, t_rest: int, card: Card, seat: int, seen_seat: int | None) -> None:
+        self._free = max(self._free, t_rest + self.rng.randint(*CAMERA_LAG_US))  # in order
+        self._order += 1
+        heapq.heappush(self._queue, (self._free, self._order, Lay(t_rest, card, seen_seat)))
+
+    def take(self, t: int, seat: int) -> None:
+        pass  # the engine already knows who won; the camera's `cleared` only says time passed
+
+    def reports(self, until: int) -> Iterator[tuple[int, Event]]:
+        while self._queue and self._queue[0][0] <= until:
+            delivery, _, event = heapq.heappop(self._queue)
+            yield delivery, event
+
+    def close(self) -> Iterator[tuple[int, Event]]:
+        return self.reports(1 << 62)
+
+
+RulingBatch = Callable[[list[Ruling], State], Any]
+
+
+class DemoTable:
+    """The bots' table wired to a referee: mock pins, a lay stage, the live table loop."""
+
+    def __init__(
+        self,
+        table: VirtualTable,
+        stage: LayStage | None = None,
+        rulings: RulingBatch | None = None,
+        judged: list[EventSink] | None = None,
+        state: State | None = None,
+        clock: VirtualClock | None = None,
+    ) -> None:
+        self.table = table
+        self.clock = clock or VirtualClock(0)
+        self.rng = random.Random(table.seed * 7919 + 1)  # the hardware's own luck, apart from the bots'
+        self.stage = stage or LayQueue(self.rng)
+        self.names = table.spec.players
+        self.factory = VirtualFactory(self.clock)
+        self.wiring = default_wiring(len(self.names))
+        self.signals = TableSignals.from_wiring(self.wiring, self.factory)
+        self.player = SignalPlayer(Announcer(len(self.names)), self.signals, self.clock)
+        self._batch: list[Ruling] = []
+        self._on_batch = rulings
+        self.debouncer = Debouncer(len(self.names))
+        self.loop = TableLoop(
+            state or table.spec.new_game(),
+            LATENCIES_US,
+            rulings=[self._batch.append],
+            signals=[self.player.announce],
+            debouncer=self.debouncer,
+            judged=judged or [],
+        )
+        self.buttons = SnapButtons(self.wiring.buttons, self.loop.put_edge, pin_factory=self.factory)
+        self.pins = [button.pin for button in self.buttons.buttons]
+        self._edges: list[tuple[int, int, int, int, bool]] = []  # (delivery, order, seat, t, pressed)
+        self._order = 0
+        self._pin_free = [0] * len(self.names)
+        self._taken: set[tuple[int, int]] = set()
+
+    # What the bots do -------------------------------------------------------------------
+
+    def _press(self, snap: Snap) -> None:
+        for edge_t, pressed in press_edges(
+            snap.t, snap.t + HOLD_US + 20_000, self.debouncer.lockout_us, self.rng
+        ):
+            # One pin's callbacks run in the order of its edges, each a little late.
+            free = max(self._pin_free[snap.seat], edge_t + self.rng.randint(*CALLBACK_LAG_US))
+            self._pin_free[snap.seat] = free
+            self._order += 1
+            heapq.heappush(self._edges, (free, self._order, snap.seat, edge_t, pressed))
+
+    def _deliver(self, until: int, pace: Callable[[int], Any] | None) -> None:
+        """Everything the hardware delivers up to `until`, in delivery order, judged as it comes."""
+        reports = list(self.stage.reports(until))
+        reports.reverse()
+        while (self._edges and self._edges[0][0] <= until) or reports:
+            edge_due = self._edges[0][0] if self._edges and self._edges[0][0] <= until else None
+            report_due = reports[-1][0] if reports else None
+            if report_due is None or (edge_due is not None and edge_due <= report_due):
+                delivery, _, seat, edge_t, pressed = heapq.heappop(self._edges)
+                self._advance(delivery, pace)
+                self.pins[seat].edge(not pressed, edge_t)  # pulled up: a press pulls the pin low
+            else:
+                delivery, event = reports.pop()
+                self._advance(delivery, pace)
+                self.loop.put_lay(event)
+            self.loop.pump(self.clock.now_us())
+            self._flush()
+        self._advance(until, pace)
+        self.loop.pump(until)
+        self._flush()
+
+    def _advance(self, t: int, pace: Callable[[int], Any] | None) -> None:
+        if t > self.clock.now_us():
+            if pace is not None:
+                pace(t)
+            self.player.run_until(t)
+
+    def _flush(self) -> None:
+        if self._batch:
+            batch = list(self._batch)
+            self._batch.clear()
+            if self._on_batch is not None:
+                self._on_batch(batch, self.loop.state)
+
+    def run(self, pace: Callable[[int], Any] | None = None, skip_until: int | None = None) -> State:
+        """Play the whole game through the hardware paths; the referee's final table.
+
+        `skip_until`: the bots replay their game up to this time without the referee
+        hearing it again (a resumed game: the journal already holds it)."""
+        try:
+            for play in self.table.play():
+                event = play.event
+                if event is None:
+                    continue
+                if skip_until is not None and event.t <= skip_until:
+                    continue
+                self._deliver(event.t, pace)
+                if type(event) is Snap:
+                    self._press(event)
+                elif type(event) is Lay:
+                    laid = next((r for r in play.rulings if type(r) is Laid), None)
+                    seat = laid.seat if laid is not None else event.seat
+                    if seat is not None:
+                        self.stage.lay(event.t, event.card, seat, event.seat)
+                won = [r for r in play.rulings if type(r) is StackWon]
+                if play.state.deferred is not None:
+                    won.append(play.state.deferred.won)  # the cards change hands at the press
+                for r in won:
+                    if (r.t, r.seat) not in self._taken:
+                        self._taken.add((r.t, r.seat))
+                        self.stage.take(r.t + self.rng.randint(*PICKUP_US), r.seat)
+            last = max([self.clock.now_us(), *(e[0] for e in self._edges)])
+            self._deliver(last + LATENCIES_US["camera"], pace)
+            for delivery, event in self.stage.close():
+                self._advance(delivery, pace)
+                self.loop.put_lay(event)
+                self.loop.pump(self.clock.now_us())
+                self._flush()
+            self.loop.finish()
+            self._flush()
+            return self.loop.state
+        finally:
+            self.buttons.close()
+            self.signals.close()
+            self.factory.close()
