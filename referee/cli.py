@@ -116,6 +116,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="pace the log: 1 = real time, 10 = ten times faster; 0 = at once (default)",
     )
     p.add_argument("--quiet", action="store_true", help="only the result and the summary table")
+    p.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="where the demo's journal lives (default: the XDG data dir's referee/demo)",
+    )
+    p.add_argument("--new-game", action="store_true", help="do not resume an interrupted demo game")
     out_group = p.add_mutually_exclusive_group()
     out_group.add_argument(
         "--json",

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from statistics import fmean
 from typing import TextIO
 
@@ -20,11 +21,16 @@ from rich.text import Text
 from hardware.clock import Clock, MonotonicClock
 
 from .bots import START_US, VirtualTable
+from .config import default_data_dir
 from .demo_table import DemoTable
 from .engine import MAX_PLAYERS, MIN_PLAYERS
 from .errors import UserError
+from .events import Event
+from .journal import STOPPED, WON, GameRecord, Journal
+from .replay import replay
 from .rulings import GameWon, Laid, PenaltiesLifted, Penalty, Ruling, SnapIgnored, StackWon
 from .script import event_to_json
+from .service import Recorder
 from .table import State
 
 EXIT_WON, EXIT_STOPPED, EXIT_USAGE = 0, 1, 2
@@ -186,9 +192,12 @@ def run_demo(args: argparse.Namespace, out: TextIO, clock: Clock | None = None) 
     summary = Summary(names)
     started = clock.now_us()
 
+    origin: list[int] = []  # the table time the demo's clock started at (later on a resume)
+
     def pace(t: int) -> None:
         if args.speed > 0:
-            clock.sleep_until(started + round((t - START_US) / args.speed))
+            origin[:] = origin or [min(t, START_US) if not resumed else t]
+            clock.sleep_until(started + round((t - origin[0]) / args.speed))
 
     def show(batch: list[Ruling], after: State) -> None:
         for i, ruling in enumerate(batch):
@@ -200,7 +209,27 @@ def run_demo(args: argparse.Namespace, out: TextIO, clock: Clock | None = None) 
                 piles = " · ".join(f"{names[s]} {n}" for s, n in enumerate(after.hands))
                 console.print(Text(f"{'':11}piles: {piles}", style="dim"))
 
-    state = DemoTable(table, rulings=show).run(pace)
+    with Journal.open(Path(args.data_dir) if args.data_dir else default_data_dir() / "demo") as journal:
+        resume = _resume_point(journal, table, args.new_game)
+        resumed = resume.record is not None
+        if resume.record is not None:
+            console.print(
+                Text(
+                    f"Resuming game {resume.record.id} from the journal ({journal.path}): "
+                    f"{resume.record.events} events, table time {clock_text(resume.state.now).strip()}",
+                    style="bold yellow",
+                )
+            )
+            game = resume.record.id
+        else:
+            game = journal.new_game(table.spec.to_json(), _source(table))
+        recorder = Recorder(journal, game, resume.record.events if resume.record else 0)
+        demo = DemoTable(table, rulings=show, judged=[recorder], state=resume.state)
+
+        def ended(final: State) -> None:
+            journal.end_game(game, WON if final.winner is not None else STOPPED, final.winner)
+
+        state = demo.run(pace, skip=resume.skip, ended=ended)
     console.print()
     console.print(summary_table(summary, state.hands, table.reactions))
     if table.stopped:
@@ -218,6 +247,36 @@ def run_demo(args: argparse.Namespace, out: TextIO, clock: Clock | None = None) 
         )
     )
     return EXIT_WON
+
+
+@dataclass(frozen=True)
+class _Resume:
+    state: State | None
+    record: GameRecord | None
+    skip: Callable[[Event], bool] | None
+
+
+def _source(table: VirtualTable) -> str:
+    return f"demo: {table.players} bots, seed {table.seed}, cap {table.cap}"
+
+
+def _resume_point(journal: Journal, table: VirtualTable, new_game: bool) -> _Resume:
+    """This demo's open game, if a crash interrupted it: the referee's table from the journal,
+    and which of the bots' events it has already judged (all before its last event's time,
+    and those at that time that the journal holds). Another demo's or game's open game is
+    left open (the demo keeps its own journal, so `referee run`'s games are never touched)."""
+    record = journal.open_game()
+    if new_game or record is None or record.source != _source(table):
+        return _Resume(None, None, None)
+    events = list(journal.events(record.id))
+    state = replay(record, events)
+    last_t = record.last_t or 0
+    at_last = [e.line for e in events if e.line["t"] == last_t]
+
+    def judged(event: Event) -> bool:
+        return event.t < last_t or (event.t == last_t and event_to_json(event) in at_last)
+
+    return _Resume(state, record, judged)
 
 
 def _run_json(table: VirtualTable, out: TextIO, with_rulings: bool) -> int:

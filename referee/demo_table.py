@@ -177,17 +177,24 @@ class DemoTable:
             if self._on_batch is not None:
                 self._on_batch(batch, self.loop.state)
 
-    def run(self, pace: Callable[[int], Any] | None = None, skip_until: int | None = None) -> State:
+    def run(
+        self,
+        pace: Callable[[int], Any] | None = None,
+        skip: Callable[[Event], bool] | None = None,
+        ended: Callable[[State], Any] | None = None,
+    ) -> State:
         """Play the whole game through the hardware paths; the referee's final table.
 
-        `skip_until`: the bots replay their game up to this time without the referee
-        hearing it again (a resumed game: the journal already holds it)."""
+        `skip`: the bots' events the referee has already judged (a resumed game: the
+        journal holds them): the bots replay them, the referee does not hear them again.
+        `ended`: told the final table before the rulings the game's end settles."""
         try:
             for play in self.table.play():
                 event = play.event
                 if event is None:
                     continue
-                if skip_until is not None and event.t <= skip_until:
+                if skip is not None and skip(event):
+                    self.clock.sleep_until(event.t)
                     continue
                 self._deliver(event.t, pace)
                 if type(event) is Snap:
@@ -211,7 +218,7 @@ class DemoTable:
                 self.loop.put_lay(event)
                 self.loop.pump(self.clock.now_us())
                 self._flush()
-            self.loop.finish()
+            self.loop.finish(ended)
             self._flush()
             return self.loop.state
         finally:

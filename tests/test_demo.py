@@ -23,6 +23,8 @@ def demo_args(**given):
         "quiet": False,
         "json": False,
         "script": False,
+        "data_dir": None,
+        "new_game": False,
     }
     return argparse.Namespace(**(args | given))
 
@@ -104,3 +106,27 @@ def test_log_lines_say_what_happened():
     assert "wrong snap" in describe(Penalty(1_000_000, 2, "wrong_snap"), NAMES).plain
     assert "3.2 ms late" in describe(SnapIgnored(1_000_000, 2, "late", 3_200), NAMES).plain
     assert "by counting out" in describe(StackWon(1, 0, "counting_out", (), 1, None, 0), NAMES).plain
+
+
+def test_a_demo_interrupted_mid_game_resumes_from_its_journal_to_the_same_end(tmp_path):
+    import sqlite3
+
+    from referee.journal import Journal
+    from referee.replay import export
+
+    args = demo_args(seed=4, data_dir=str(tmp_path))
+    assert run_demo(args, io.StringIO()) == 0
+    truth = [r.to_json() for play in VirtualTable(players=3, seed=4).play() for r in play.rulings]
+    # The power goes after event 300: the journal has only those, and the game is still open.
+    db = sqlite3.connect(tmp_path / "journal.sqlite3")
+    with db:
+        db.execute("DELETE FROM events WHERE seq >= 300")
+        db.execute("UPDATE games SET status = 'open', winner = NULL, ended = NULL")
+    db.close()
+    out = io.StringIO()
+    assert run_demo(args, out) == 0
+    assert "Resuming game 1 from the journal" in out.getvalue() and "300 events" in out.getvalue()
+    with Journal.open(tmp_path) as journal:
+        (game,) = journal.games()
+        rulings = [line for line in export(game, journal.events(game.id)) if "event" in line]
+    assert game.status == "won" and rulings == truth
