@@ -137,6 +137,12 @@ class SignalPlayer:
             self.announcer.announce(ruling, self.clock.now_us())
         self._wake.set()
 
+    def pause(self, paused: bool) -> None:
+        """The game is paused (the camera is lost) or goes on again: shown at once."""
+        with self._lock:
+            self.announcer.pause(paused, self.clock.now_us())
+        self._wake.set()
+
     def start(self) -> None:
         if self._thread is not None:
             raise RuntimeError("the player is already running")

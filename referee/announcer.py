@@ -20,8 +20,9 @@ Base modes (what a target shows when no pattern plays on it):
   long as the penalty lasts. A penalty ends for every seat but the winner when a
   stack is won, and for everyone on `PenaltiesLifted` or `GameWon`. After
   `GameWon` the winner's LED stays on at 1.0 until the next game's first ruling.
-- Status: amber (1.0, 0.5, 0.0) during a count-out hold (`Laid.next` None:
-  nobody is on turn), green after `GameWon`, otherwise off.
+- Status: red while the game is paused (`pause`: the camera is lost), amber
+  (1.0, 0.5, 0.0) during a count-out hold (`Laid.next` None: nobody is on
+  turn), green after `GameWon`, otherwise off.
 - Buzzer: silent.
 
 Patterns (each starts at the announcement, not at the ruling's `t`, which can
@@ -233,6 +234,15 @@ class Announcer:
         self._tracks += [_Track("status", OFF), _Track("buzzer", None)]
         self._index = {tr.target: tr for tr in self._tracks}
         self._now = 0
+        self._paused = False
+
+    def pause(self, paused: bool, now_us: int) -> None:
+        """The game stops (the camera is lost) or goes on: the status LED says so."""
+        now = self._now = max(self._now, now_us)
+        self._paused = paused
+        track = self._index["status"]
+        if track.refresh is None:
+            track.refresh = now
 
     def announce(self, ruling: Ruling, now_us: int) -> None:
         """Schedule `ruling`'s pattern from `now_us` and update the base modes."""
@@ -328,6 +338,8 @@ class Announcer:
         if target == "buzzer":
             return None
         if target == "status":
+            if self._paused:
+                return RED
             return AMBER if self._holding else GREEN if self._champion is not None else OFF
         i = target[1]
         if self._champion is not None:

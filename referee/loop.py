@@ -75,6 +75,8 @@ class TableLoop:
         self._arrival = itertools.count()
         self._finished = False
         self._stopping = False
+        self.paused = False  # the lays' source is lost: presses are dropped until it is back
+        self.dropped = 0
 
     # Producers (any thread) ------------------------------------------------------
 
@@ -113,12 +115,17 @@ class TableLoop:
 
     def _take(self, source: str, item: Any, tag: Any) -> None:
         if source == "control":
-            self._stopping = True  # taken by `pump` from among the events: `run` returns after it
+            if tag == "stop":
+                self._stopping = True  # taken by `pump` from among the events: `run` returns after it
+            else:
+                self.paused = tag == "pause"
         elif tag == "closed" and item is None:
             self.latencies.pop(source, None)
         elif type(item) is Edge:
             for result in self.debouncer.feed(item):
-                if type(result) is Press:
+                if type(result) is Press and self.paused:
+                    self.dropped += 1  # the referee cannot see the stack: no press can be judged
+                elif type(result) is Press:
                     self._buffer_event(Snap(result.t, result.seat), None)
                 else:
                     self._trouble(result)  # type: ignore[arg-type]
@@ -207,6 +214,10 @@ class TableLoop:
         if check is not None:
             times.append(check)
         return min(times, default=None)
+
+    def pause(self, paused: bool = True) -> None:
+        """Stop judging presses (the camera is lost), or judge them again (from any thread)."""
+        self.inbox.put(("control", None, "pause" if paused else "resume"))
 
     def stop(self) -> None:
         """Ask `run` to return (from any thread)."""

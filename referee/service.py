@@ -49,6 +49,7 @@ from .table import State
 # How late each source may deliver an event (see loop.py): a script line comes at once;
 # a press's callback within a few ms; the camera reports a card up to ~150 ms after it lands.
 LATENCIES_US = {"script": 20_000, "buttons": 60_000, "camera": 250_000}
+RECONNECT_S = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)  # a lost camera's retries (~1 min), then exit 3
 
 
 class GameClock:
@@ -119,8 +120,13 @@ class RulingPrinter:
 
 
 def run_service(
-    args: argparse.Namespace, out: TextIO, err: TextIO | None = None, clock: Clock | None = None
+    args: argparse.Namespace,
+    out: TextIO,
+    err: TextIO | None = None,
+    clock: Clock | None = None,
+    opener: Callable[..., Any] | None = None,
 ) -> int:
+    """`opener`: how the camera is opened (tests give a double that loses it)."""
     err = err or sys.stderr
     config = load_config(args.config)
     if args.at_once and args.lays_from is None:
@@ -186,7 +192,9 @@ def run_service(
                         config, name, start.state, script, recorder, sinks, clock, note, ended
                     )
             else:
-                state = _judge_live(config, name, start.state, None, recorder, sinks, clock, note, None)
+                state = _judge_live(
+                    config, name, start.state, None, recorder, sinks, clock, note, None, opener
+                )
             if state.winner is not None:
                 note(f"game {start.game}: {state.players[state.winner]} wins")
             elif args.lays_from is not None:
@@ -264,6 +272,7 @@ def _judge_live(
     clock: Clock | None,
     note: Any,
     ended: Callable[[State], Any] | None,
+    opener: Callable[..., Any] | None = None,
 ) -> State:
     """Live: the table loop in this thread, the buttons' callbacks and the lay source in theirs."""
     base = clock or MonotonicClock()
@@ -287,12 +296,15 @@ def _judge_live(
 
     buttons = SnapButtons(config.wiring.buttons, edge, pin_factory=factory)
     failure: list[BaseException] = []
-    feeder = threading.Thread(
-        target=_feed_script if script is not None else _feed_camera,
-        args=(loop, script if script is not None else config, game_clock, failure, note),
-        name="lays",
-        daemon=True,
-    )
+    stopped = threading.Event()  # wakes a camera waiting to retry when the service stops
+    if script is not None:
+        work: tuple[Callable[..., None], tuple[Any, ...]] = (
+            _feed_script,
+            (loop, script, game_clock, failure, note),
+        )
+    else:
+        work = (_feed_camera, (loop, config, game_clock, failure, note, player, stopped, opener))
+    feeder = threading.Thread(target=work[0], args=work[1], name="lays", daemon=True)
     notifier = Notifier.from_env()
     watchdog = Watchdog.from_env(notifier)
 
@@ -313,6 +325,7 @@ def _judge_live(
     except EventError as e:
         raise UserError(f"{source}:{e.tag}: {e}" if e.tag is not None else f"{source}: {e}") from None
     finally:
+        stopped.set()
         notifier.stopping()
         buttons.close()
         player.close()
@@ -353,13 +366,29 @@ def _feed_script(
         loop.stop()
 
 
-def _feed_camera(loop: TableLoop, config: Config, clock: GameClock, failure: list, note: Any) -> None:
-    """The camera's lays, stamped on the game's timeline; a lost camera is opened again."""
+def _feed_camera(
+    loop: TableLoop,
+    config: Config,
+    clock: GameClock,
+    failure: list,
+    note: Any,
+    player: SignalPlayer | None = None,
+    stopped: threading.Event | None = None,
+    opener: Callable[..., Any] | None = None,
+    backoff_s: tuple[float, ...] | None = None,
+) -> None:
+    """The camera's lays, stamped on the game's timeline. A lost camera pauses the game
+    (presses are not judged, the status LED shows red) and is opened again with backoff;
+    the watcher goes on from the pile it last saw, so a card laid meanwhile is reported
+    when the camera is back. After the last retry the service exits 3 (systemd restarts it)."""
     from hardware.camera import CameraLost, SourceError, open_source
 
     from .vision_cli import _recogniser
     from .watcher import PileWatcher, WatchCleared, WatchLay
 
+    opener = opener or open_source
+    stopped = stopped or threading.Event()
+    backoff_s = RECONNECT_S if backoff_s is None else backoff_s
     try:
         recogniser = _recogniser(str(config.profile) if config.profile else None)
         seen: set[str] = set()
@@ -370,28 +399,51 @@ def _feed_camera(loop: TableLoop, config: Config, clock: GameClock, failure: lis
         )
         live = config.camera == "camera" or (config.camera or "").isdigit()
         offset = clock.shift if live else None  # a file's own times: spacing kept
-        try:
-            source = open_source(config.camera or "camera", fps=None if live else config.fps)
-        except SourceError as e:
-            raise UserError(str(e)) from None
-        try:
-            with source:
-                for frame in source:
-                    if offset is None:
-                        offset = clock.now_us() - frame.t_us
-                    for item in watcher.feed(frame):
-                        t = item.t_us + offset
-                        if type(item) is WatchLay:
-                            seen.add(item.card.code)
-                            loop.put_lay(Lay(t, item.card, item.seat), None, source="camera")
-                        elif type(item) is WatchCleared:
-                            seen.clear()
-                            loop.put_lay(Wait(t), None, source="camera")
-                    if not live:
-                        clock.sleep_until(frame.t_us + offset)
-        except CameraLost as e:
-            note(str(e))
-            raise
+        tries = 0
+        lost: CameraLost | None = None
+        while True:
+            try:
+                source = opener(config.camera or "camera", fps=None if live else config.fps)
+            except SourceError as e:
+                if lost is None:
+                    raise UserError(str(e)) from None  # never opened: the config names no camera
+                source = None
+            if source is not None:
+                try:
+                    with source:
+                        for frame in source:
+                            if lost is not None:
+                                note(f"camera back after {tries} retries: the game goes on")
+                                loop.pause(False)
+                                if player is not None:
+                                    player.pause(False)
+                                lost, tries = None, 0
+                            if offset is None:
+                                offset = clock.now_us() - frame.t_us
+                            for item in watcher.feed(frame):
+                                t = item.t_us + offset
+                                if type(item) is WatchLay:
+                                    seen.add(item.card.code)
+                                    loop.put_lay(Lay(t, item.card, item.seat), None, source="camera")
+                                elif type(item) is WatchCleared:
+                                    seen.clear()
+                                    loop.put_lay(Wait(t), None, source="camera")
+                            if not live:
+                                clock.sleep_until(frame.t_us + offset)
+                    return  # a file or a folder has ended
+                except CameraLost as e:
+                    if lost is None:
+                        note(f"{e}: game paused, presses are not judged until the camera is back")
+                        loop.pause(True)
+                        if player is not None:
+                            player.pause(True)
+                    lost = e
+            if tries >= len(backoff_s):
+                assert lost is not None
+                raise lost
+            if stopped.wait(backoff_s[tries]):
+                return
+            tries += 1
     except BaseException as e:
         failure.append(e)
     finally:

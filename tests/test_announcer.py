@@ -658,3 +658,13 @@ def test_the_live_player_wakes_for_cues_and_stops_on_close():
         signals.close()
         factory.close()
     assert thread is not None and not thread.is_alive()
+
+
+def test_a_paused_game_shows_red_on_the_status_led_until_it_goes_on():
+    a = Announcer(3)
+    a.announce(laid(0, None), 1 * S)  # a hold: amber
+    assert a.due(1 * S) == [("status", AMBER)]
+    a.pause(True, 2 * S)
+    assert a.due(2 * S) == [("status", RED)]
+    a.pause(False, 3 * S)
+    assert a.due(3 * S) == [("status", AMBER)]

@@ -148,3 +148,22 @@ def test_lights_learn_a_snap_win_at_once_though_its_ruling_waits_for_the_margin(
     assert [(w.seat, w.margin_us) for w in won] == [(1, 12_400)]
     assert [type(r) for r in signalled].count(StackWon) == 1  # not announced twice
     assert signalled[-1].reason == "late"
+
+
+def test_presses_while_paused_are_dropped_and_counted_and_judged_again_once_it_goes_on():
+    clock = VirtualClock(T)
+    loop, out = new_loop()
+    buttons = SnapButtons([17, 27, 22], loop.put_edge, pin_factory=VirtualFactory(clock))
+    pin = buttons.buttons[1].pin
+    loop.put_lay(Lay(T, parse_card("QS")))
+    loop.put_lay(Lay(T + 100_000, parse_card("QH")))
+    loop.pause()
+    pin.edge(False, T + 300_000)  # pressed while the camera is lost: the stack may be stale
+    pin.edge(True, T + 400_000)
+    loop.pump(T + 500_000)
+    loop.pause(False)
+    pin.edge(False, T + 600_000)
+    loop.finish()
+    assert loop.dropped == 1
+    won = [r for r in out if type(r) is StackWon]
+    assert [(w.seat, w.t) for w in won] == [(1, T + 600_000)]

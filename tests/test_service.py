@@ -257,3 +257,83 @@ def test_under_systemd_the_live_service_says_ready_pings_the_watchdog_from_its_l
     assert said[0].startswith("READY=1") and "STATUS=judging Ann, Bob, Cy" in said[0]
     assert "WATCHDOG=1" in said[1:-1]
     assert said[-1].startswith("STOPPING=1")
+
+
+class _LosingCamera:
+    """The camera double: the clip's first frames, then unplugged (CameraLost); one try that
+    finds no camera; then plugged back in, with the frames that follow the outage."""
+
+    def __init__(self, frames: list, lost_at: int, back_at: int) -> None:
+        self.parts = [frames[:lost_at], None, frames[back_at:]]
+        self.opened = 0
+
+    def __call__(self, spec: str, fps: float | None = None):
+        from hardware.camera import CameraLost, FrameListSource, SourceError
+
+        part = self.parts[min(self.opened, len(self.parts) - 1)] if self.opened < 3 else None
+        self.opened += 1
+        if part is None:
+            raise SourceError("camera: not found")
+
+        class Source(FrameListSource):
+            def __iter__(self):
+                yield from super().__iter__()
+                if part is not self_.parts[-1]:
+                    raise CameraLost("camera: no frame for 2 s (unplugged?)")
+
+        self_ = self
+        return Source(part)
+
+
+def _clip(tmp_path: Path) -> tuple[list, list]:
+    cards, seats = ["7H", "QS", "2D", "9C"], [0, 1, 2, 0]
+    frames, truth = render_lay_sequence(
+        [parse_card(c) for c in cards], seats, {0: "bottom", 1: "left", 2: "top"}, np.random.default_rng(3)
+    )
+    return frames, truth
+
+
+def test_a_lost_camera_pauses_the_game_and_the_card_laid_meanwhile_is_judged_when_it_is_back(
+    tmp_path: Path,
+) -> None:
+    frames, truth = _clip(tmp_path)
+    # Unplugged just after the 2nd card came to rest, back after the 3rd had come to rest.
+    lost_at = next(i for i, (t, _) in enumerate(frames) if t > truth[1][0]) + 2
+    back_at = next(i for i, (t, _) in enumerate(frames) if t > truth[2][0]) + 2
+    camera = _LosingCamera(frames, lost_at, back_at)
+    extra = '[camera]\nsource = "camera"\nseats = { bottom = 0, left = 1, top = 2 }\n'
+    args = argparse.Namespace(
+        config=str(_config(tmp_path, extra)), lays_from=None, at_once=False, new_game=False
+    )
+    out, err = io.StringIO(), io.StringIO()
+    import referee.service as service
+
+    saved = service.RECONNECT_S
+    service.RECONNECT_S = (0.0, 0.0, 0.0)
+    try:
+        assert run_service(args, out, err, clock=VirtualClock(0), opener=camera) == 0
+    finally:
+        service.RECONNECT_S = saved
+    notes = err.getvalue()
+    assert "unplugged?): game paused" in notes and "camera back after 2 retries" in notes
+    laid = [json.loads(line)["card"] for line in out.getvalue().splitlines() if '"laid"' in line]
+    assert laid == ["7H", "QS", "2D", "9C"]  # nothing lost: 2D is seen when the camera is back
+
+
+def test_a_camera_that_never_comes_back_ends_the_service_with_status_3_and_the_game_open(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import referee.service as service
+
+    frames, _ = _clip(tmp_path)
+    camera = _LosingCamera(frames, 40, 40)
+    camera.parts = [frames[:40], None, None]
+    monkeypatch.setattr(service, "RECONNECT_S", (0.0, 0.0))
+    real = service.run_service
+    monkeypatch.setattr(service, "run_service", lambda a, o: real(a, o, clock=VirtualClock(0), opener=camera))
+    config = _config(tmp_path, '[camera]\nsource = "camera"\n')
+    status, _, err = run(capsys, "run", "--config", str(config))
+    assert status == 3, err
+    assert "game stays open in the journal" in err and "Traceback" not in err
+    with Journal.open(tmp_path / "data") as journal:
+        assert journal.open_game() is not None
