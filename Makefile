@@ -18,6 +18,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench_engine.py
 	$(BIN)/python benchmarks/bench_loop.py
 	$(BIN)/python benchmarks/bench_vision.py
+	$(BIN)/python benchmarks/bench_service.py
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \

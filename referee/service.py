@@ -297,16 +297,20 @@ def _judge_live(
     buttons = SnapButtons(config.wiring.buttons, edge, pin_factory=factory)
     failure: list[BaseException] = []
     stopped = threading.Event()  # wakes a camera waiting to retry when the service stops
+    notifier = Notifier.from_env()
+    watchdog = Watchdog.from_env(notifier)
+
+    def ready() -> None:  # the lay source is up: the buttons, lights and loop already are
+        notifier.ready(f"judging {', '.join(state.players)}: lays from {source}")
+
     if script is not None:
         work: tuple[Callable[..., None], tuple[Any, ...]] = (
             _feed_script,
-            (loop, script, game_clock, failure, note),
+            (loop, script, game_clock, failure, note, ready),
         )
     else:
-        work = (_feed_camera, (loop, config, game_clock, failure, note, player, stopped, opener))
+        work = (_feed_camera, (loop, config, game_clock, failure, note, ready, player, stopped, opener))
     feeder = threading.Thread(target=work[0], args=work[1], name="lays", daemon=True)
-    notifier = Notifier.from_env()
-    watchdog = Watchdog.from_env(notifier)
 
     def heartbeat() -> int:
         assert watchdog is not None
@@ -315,7 +319,6 @@ def _judge_live(
 
     player.start()
     feeder.start()
-    notifier.ready(f"judging {', '.join(state.players)}: lays from {source}")
     try:
         loop.run(game_clock, heartbeat if watchdog is not None else None)
         if script is not None:
@@ -346,10 +349,16 @@ def _open_signals(config: Config, factory: Any) -> TableSignals:
 
 
 def _feed_script(
-    loop: TableLoop, script: Iterator[tuple[int, Event]], clock: GameClock, failure: list, note: Any
+    loop: TableLoop,
+    script: Iterator[tuple[int, Event]],
+    clock: GameClock,
+    failure: list,
+    note: Any,
+    ready: Callable[[], Any],
 ) -> None:
     """A rehearsal: each line delivered at its own time, the spacing of the script kept."""
     offset = None
+    ready()
     try:
         for lineno, event in script:
             if offset is None:
@@ -372,6 +381,7 @@ def _feed_camera(
     clock: GameClock,
     failure: list,
     note: Any,
+    ready: Callable[[], Any],
     player: SignalPlayer | None = None,
     stopped: threading.Event | None = None,
     opener: Callable[..., Any] | None = None,
@@ -400,6 +410,7 @@ def _feed_camera(
         live = config.camera == "camera" or (config.camera or "").isdigit()
         offset = clock.shift if live else None  # a file's own times: spacing kept
         tries = 0
+        said_ready = False
         lost: CameraLost | None = None
         while True:
             try:
@@ -412,6 +423,9 @@ def _feed_camera(
                 try:
                     with source:
                         for frame in source:
+                            if not said_ready:
+                                ready()  # the camera gives frames and the recogniser is loaded
+                                said_ready = True
                             if lost is not None:
                                 note(f"camera back after {tries} retries: the game goes on")
                                 loop.pause(False)
