@@ -18,6 +18,7 @@ import heapq
 import itertools
 import queue
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
 from typing import Any
 
 from hardware.buttons import ButtonTrouble, Debouncer, Edge, Press
@@ -117,6 +118,13 @@ class TableLoop:
         if source == "control":
             if tag == "stop":
                 self._stopping = True  # taken by `pump` from among the events: `run` returns after it
+            elif tag == "call":
+                work, future = item
+                if future.set_running_or_notify_cancel():
+                    try:
+                        future.set_result(work())
+                    except Exception as e:  # handed to the caller's thread, raised there
+                        future.set_exception(e)
             else:
                 self.paused = tag == "pause"
         elif tag == "closed" and item is None:
@@ -214,6 +222,13 @@ class TableLoop:
         if check is not None:
             times.append(check)
         return min(times, default=None)
+
+    def call(self, work: Callable[[], Any]) -> Future[Any]:
+        """Run `work` in the loop's own thread, between two events (from any thread): how the
+        host's commands (a new game, undo) change the table without a lock."""
+        future: Future[Any] = Future()
+        self.inbox.put(("control", (work, future), "call"))
+        return future
 
     def pause(self, paused: bool = True) -> None:
         """Stop judging presses (the camera is lost), or judge them again (from any thread)."""
