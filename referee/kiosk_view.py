@@ -1,0 +1,338 @@
+"""What the kiosk screen shows: the table as one plain, JSON-able dict.
+
+`TableView` is a ruling sink: it takes the final rulings one at a time, as the table
+loop hands them out, and the state after them (`update`). It keeps what a state does
+not hold: the log, the last ruling and who it beat, each seat's figures (reaction
+times, snaps won by reason), button troubles, a pause, and the lights and buzzer as
+last set. `table_view` is the pure function that turns those and the state into the
+view; the kiosk serves it as `/api/state` and streams it on `/events`
+(docs/kiosk.md lists its fields).
+
+A reaction time is a press's time minus the time of the last card laid before it:
+the card the press answered, as the demo's bots measure theirs. Winning snaps,
+presses beaten in the race (late, after a snap win) and dead heats count; wrong
+snaps and a winner's own extra presses do not.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from hardware.buttons import ButtonTrouble
+
+from .announcer import TURN_LEVEL, Target, Value
+from .cards import RANKS, Card
+from .presets import PRESETS
+from .ruling_text import REASON_WORDS, reason_words, say
+from .rulings import GameWon, Laid, PenaltiesLifted, Penalty, Ruling, SnapIgnored, StackWon
+from .table import State
+
+LOG_LINES = 50
+TOP_CARDS = 5
+# The reaction histogram's bin edges: 25 ms bins from 100 to 500 ms (people press in
+# 150 to 400 ms), plus one bin below the first edge and one above the last.
+BIN_EDGES_MS = tuple(range(100, 501, 25))
+NOTABLE = (StackWon, Penalty, PenaltiesLifted, GameWon)  # rulings the banner shows; lays it does not
+TROUBLE_WORDS = {"stuck": "is stuck down", "chattering": "chatters"}
+
+
+@dataclass
+class SeatStats:
+    """One seat's figures over the game."""
+
+    bins: list[int] = field(default_factory=lambda: [0] * (len(BIN_EDGES_MS) + 1))
+    reactions: int = 0
+    reaction_sum_us: int = 0
+    best_us: int | None = None
+    won_by: dict[str, int] = field(default_factory=lambda: {"snap": 0, "counting_out": 0, "stall": 0})
+    snaps_by_reason: dict[str, int] = field(default_factory=dict)
+    wrong_snaps: int = 0
+    out_of_turn: int = 0
+    late: int = 0
+    dead_heats: int = 0
+
+    def react(self, us: int) -> None:
+        ms = us / 1000
+        self.bins[sum(1 for edge in BIN_EDGES_MS if ms >= edge)] += 1
+        self.reactions += 1
+        self.reaction_sum_us += us
+        self.best_us = us if self.best_us is None else min(self.best_us, us)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "reaction_bins": list(self.bins),
+            "reactions": self.reactions,
+            "mean_ms": round(self.reaction_sum_us / self.reactions / 1000, 1) if self.reactions else None,
+            "best_ms": round(self.best_us / 1000, 1) if self.best_us is not None else None,
+            "won_by": dict(self.won_by),
+            "snaps_by_reason": [
+                {"reason": r, "words": REASON_WORDS.get(r, r), "count": n}
+                for r, n in sorted(self.snaps_by_reason.items(), key=lambda item: -item[1])
+            ],
+            "wrong_snaps": self.wrong_snaps,
+            "out_of_turn": self.out_of_turn,
+            "late": self.late,
+            "dead_heats": self.dead_heats,
+        }
+
+
+@dataclass
+class Entry:
+    """One ruling in the log; `beaten` is filled in when the race's runner-up is known."""
+
+    seq: int
+    ruling: Ruling
+    beaten: int | None = None
+
+
+@dataclass
+class Signals:
+    """The lights and buzzer as the service last set them (`TableView.signal`)."""
+
+    seats: dict[int, float] = field(default_factory=dict)
+    status: tuple[float, float, float] | None = None
+    buzzer_hz: float | None = None
+
+
+class TableView:
+    """The kiosk's memory of one game. Not thread-safe: `kiosk.KioskHub` guards it."""
+
+    def __init__(self, state: State, log_lines: int = LOG_LINES) -> None:
+        self.state = state
+        self.log: deque[Entry] = deque(maxlen=log_lines)
+        self.last: Entry | None = None
+        self.stats = [SeatStats() for _ in state.players]
+        self.troubles: dict[int, str] = {}
+        self.paused: str | None = None
+        self.signals: Signals | None = None  # None until the service reports a light or the buzzer
+        self.t0: int | None = None
+        self._seq = 0
+        self._last_lay_t: int | None = None
+        self._race: Entry | None = None  # a snap win whose runner-up may still be reported
+        self._won_top_t: int | None = None  # the lay the last snap win answered
+
+    # Sinks -------------------------------------------------------------------------
+
+    def add(self, ruling: Ruling) -> None:
+        """A final ruling, in the order the referee gives them."""
+        self._seq += 1
+        entry = Entry(self._seq, ruling)
+        if self.t0 is None:
+            self.t0 = ruling.t
+        kind = type(ruling)
+        if kind is Laid:
+            self._last_lay_t = ruling.t
+            self._race = None
+        elif kind is StackWon:
+            stats = self.stats[ruling.seat]
+            stats.won_by[ruling.by] = stats.won_by.get(ruling.by, 0) + 1
+            self._race = self._won_top_t = None
+            if ruling.by == "snap":
+                for reason in ruling.reasons:
+                    stats.snaps_by_reason[reason] = stats.snaps_by_reason.get(reason, 0) + 1
+                self._react(stats, ruling.t, self._last_lay_t)
+                self._won_top_t = self._last_lay_t
+                self._race = entry if ruling.margin_us is not None else None
+        elif kind is Penalty:
+            stats = self.stats[ruling.seat]
+            if ruling.reason == "wrong_snap":
+                stats.wrong_snaps += 1
+            else:
+                stats.out_of_turn += 1
+        elif kind is SnapIgnored:
+            self._ignored(ruling)
+        self.log.append(entry)
+        if isinstance(ruling, NOTABLE) or (kind is SnapIgnored and ruling.reason == "dead_heat"):
+            self.last = entry
+
+    def _ignored(self, ruling: SnapIgnored) -> None:
+        stats = self.stats[ruling.seat]
+        if ruling.reason == "dead_heat":
+            stats.dead_heats += 1
+            self._react(stats, ruling.t, self._last_lay_t)
+        elif ruling.reason == "late":
+            stats.late += 1
+            race = self._race
+            won_by = race.ruling.seat if race is not None else None
+            if ruling.seat != won_by:  # the winner's own second tap is no reaction
+                self._react(stats, ruling.t, self._won_top_t)
+            if race is not None and race.beaten is None and ruling.late_us == race.ruling.margin_us:
+                race.beaten = ruling.seat
+
+    @staticmethod
+    def _react(stats: SeatStats, press_t: int, lay_t: int | None) -> None:
+        if lay_t is not None and press_t >= lay_t:
+            stats.react(press_t - lay_t)
+
+    def update(self, state: State) -> None:
+        """The table after the rulings given so far."""
+        self.state = state
+
+    def trouble(self, trouble: ButtonTrouble) -> None:
+        """A button trouble sink (the table loop's `troubles`)."""
+        if trouble.kind == "recovered":
+            self.troubles.pop(trouble.seat, None)
+        else:
+            self.troubles[trouble.seat] = trouble.kind
+
+    def pause(self, reason: str) -> None:
+        """The game is paused, e.g. "camera lost"; the kiosk says so until `resume`."""
+        self.paused = reason
+
+    def resume(self) -> None:
+        self.paused = None
+
+    def signal(self, target: Target, value: Value) -> None:
+        """A light or the buzzer was set: the `announcer` targets and values, as `TableSignals.apply`."""
+        signals = self.signals if self.signals is not None else Signals()
+        if isinstance(target, tuple):
+            signals.seats[target[1]] = float(value)  # type: ignore[arg-type]
+        elif target == "status":
+            signals.status = value  # type: ignore[assignment]
+        elif target == "buzzer":
+            signals.buzzer_hz = value  # type: ignore[assignment]
+        else:
+            raise ValueError(f"unknown signal target {target!r}")
+        self.signals = signals
+
+    def view(self) -> dict[str, Any]:
+        return table_view(
+            self.state, self.log, self.last, self.stats, self.t0, self.troubles, self.paused, self.signals
+        )
+
+
+# The pure part ----------------------------------------------------------------------
+
+
+def table_view(
+    state: State,
+    log: Iterable[Entry],
+    last: Entry | None,
+    stats: Sequence[SeatStats],
+    t0: int | None,
+    troubles: Mapping[int, str],
+    paused: str | None,
+    signals: Signals | None,
+) -> dict[str, Any]:
+    """The view of the table: plain values only, ready for `json.dumps`."""
+    names = state.players
+    start = t0 or 0
+    hold = state.hold
+    count_owner = state.count_owner if state.count_out is not None else None
+    players = []
+    for seat, name in enumerate(names):
+        penalised = state.is_penalised(seat)
+        if signals is None:  # the announcer's base modes, read from the state
+            level = 1.0 if state.winner == seat else TURN_LEVEL if state.turn == seat else 0.0
+            led = {"level": level, "blink": penalised}
+        else:
+            led = {"level": signals.seats.get(seat, 0.0), "blink": False}
+        trouble = troubles.get(seat)
+        players.append(
+            {
+                "seat": seat,
+                "name": name,
+                "cards": state.hands[seat],
+                "penalised": penalised,
+                "turn": state.turn == seat,
+                "count_owner": count_owner == seat,
+                "led": led,
+                "trouble": trouble,
+            }
+        )
+    messages = [
+        f"{names[seat]}'s button {TROUBLE_WORDS.get(kind, kind)}"
+        for seat, kind in sorted(troubles.items())
+        if seat < len(names)
+    ]
+    next_call = state.laid % 13 + 1
+    return {
+        "game": {"rules": state.rules.name, "presets": sorted(PRESETS), "seats": len(names)},
+        "players": players,
+        "turn": {"seat": state.turn, "name": names[state.turn]} if state.turn is not None else None,
+        "stack": {"size": state.size, "top": [card_json(c) for c in top_cards(state, TOP_CARDS)]},
+        "call": {
+            "next": next_call,
+            "next_rank": RANKS[next_call - 1],
+            "top": state.top_call if state.top_card is not None else None,
+            "top_matched": state.top_card is not None and state.top_card.rank == state.top_call,
+        },
+        "count_out": (
+            {"owner": count_owner, "name": names[count_owner], "left": state.count_out}
+            if count_owner is not None
+            else None
+        ),
+        "hold": (
+            {
+                "by": hold.by,
+                "owner": hold.owner,
+                "name": names[hold.owner],
+                "ms_left": max(0, (hold.until - state.now) // 1000),
+            }
+            if hold is not None
+            else None
+        ),
+        "last": entry_json(last, names, start, full=True) if last is not None else None,
+        "log": [entry_json(e, names, start) for e in log],
+        "alerts": {"paused": paused, "messages": messages},
+        "signals": {
+            "live": signals is not None,
+            "status": list(signals.status) if signals is not None and signals.status is not None else None,
+            "buzzer_hz": signals.buzzer_hz if signals is not None else None,
+        },
+        "winner": {"seat": state.winner, "name": names[state.winner]} if state.winner is not None else None,
+        "stats": [s.to_json() for s in stats],
+        "reaction_bin_edges_ms": list(BIN_EDGES_MS),
+    }
+
+
+def top_cards(state: State, n: int) -> list[Card]:
+    """The top `n` cards of the stack, top card last."""
+    if state.under is not None:  # cards slid under the stack (out_of_turn_card: under)
+        return state.stack_cards()[-n:]
+    top_down: list[Card] = []
+    node = state.stack
+    while node is not None and len(top_down) < n:  # only as far down as needed
+        top_down.append(node[0])
+        node = node[1]  # type: ignore[assignment]
+    return top_down[::-1]
+
+
+def card_json(card: Card) -> dict[str, Any]:
+    if card.is_joker:
+        return {"code": card.code, "rank": "JOKER", "suit": "", "symbol": card.symbol, "red": False}
+    return {
+        "code": card.code,
+        "rank": RANKS[card.rank - 1],
+        "suit": card.suit,
+        "symbol": card.symbol,
+        "red": card.suit in "HD",
+    }
+
+
+def clock(t_us: int) -> str:
+    """Game time as m:ss.s."""
+    minutes, rest = divmod(max(t_us, 0), 60_000_000)
+    return f"{minutes}:{rest / 1e6:04.1f}"
+
+
+def entry_json(entry: Entry, names: Sequence[str], t0: int, full: bool = False) -> dict[str, Any]:
+    ruling = entry.ruling
+    out: dict[str, Any] = {
+        "seq": entry.seq,
+        "clock": clock(ruling.t - t0),
+        "event": ruling.event,
+        "seat": getattr(ruling, "seat", None),
+        "text": say(ruling, names, entry.beaten),
+    }
+    if full:
+        won = type(ruling) is StackWon
+        out["name"] = names[out["seat"]] if out["seat"] is not None else None
+        out["reasons"] = reason_words(ruling.reasons) if won else []
+        out["margin_ms"] = ruling.margin_us / 1000 if won and ruling.margin_us is not None else None
+        out["beaten"] = names[entry.beaten] if entry.beaten is not None else None
+        out["ruling"] = ruling.to_json()
+    return out
