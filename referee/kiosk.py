@@ -1,0 +1,314 @@
+"""The kiosk: the table's screen as a live web page (Starlette; docs/kiosk.md).
+
+    GET  /                 the page (referee/kiosk_static/)
+    GET  /api/state        the view (`kiosk_view.table_view`) as JSON, with its `version`
+    GET  /events           Server-Sent Events: the whole view on connect, then on every change
+    GET  /api/admin/token  the admin token, to the Pi's own screen (a loopback client) only
+    POST /api/admin/new-game, /api/admin/rules, /api/admin/names, /api/admin/undo
+                           change the game: the admin token required, `TableCommands` does it
+
+`KioskHub` is where the table's thread hands the view to the server's event loop: the
+table side changes the view under a lock and bumps a version; the loop side is woken
+with `call_soon_threadsafe` and sends the newest view. Streams skip versions they were
+too slow to see; every view is whole, so nothing is lost by skipping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import ipaddress
+import json
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import parse_qs
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from hardware.buttons import ButtonTrouble
+
+from .announcer import Target, Value
+from .errors import UserError
+from .kiosk_view import TableView
+from .rulings import Ruling
+from .table import State
+
+STATIC = Path(__file__).resolve().parent / "kiosk_static"
+KEEP_ALIVE_S = 15.0  # an SSE comment this often keeps idle streams open through proxies and sleep
+RETRY_MS = 1000  # how soon a browser reconnects a dropped stream
+NO_STORE = {"Cache-Control": "no-store"}
+MAX_BODY = 64 * 1024  # the biggest command is eight names
+
+
+class TableCommands(Protocol):
+    """What the host may do from the kiosk; the service implements it.
+
+    Each returns a short message for the page ("new game: Ann, Bob, Cy"), or raises
+    ValueError (or UserError) with a one-line reason, which the page shows (HTTP 400).
+    They are called from a worker thread, one request at a time per call.
+    """
+
+    def new_game(self) -> str: ...
+
+    def set_rules(self, preset: str) -> str: ...
+
+    def set_names(self, names: list[str]) -> str: ...
+
+    def undo_last(self) -> str: ...
+
+
+class KioskHub:
+    """The current view and its version, from the table's thread to the server's event loop.
+
+    The table side (any thread): `add`, `update`, `trouble`, `pause`, `resume`, `signal`,
+    `reset`. The loop side: `snapshot` and `wait_after`, once `attach` has named the loop.
+    """
+
+    def __init__(self, view: TableView) -> None:
+        self._lock = threading.Lock()
+        self._view = view
+        self._version = 1
+        self._built: tuple[int, bytes] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._changed = asyncio.Event()
+        self.closed = False
+
+    # The table's side --------------------------------------------------------------
+
+    def add(self, ruling: Ruling, state: State | None = None) -> None:
+        """A final ruling (a ruling sink), and the state after it if the caller has it."""
+
+        def change(view: TableView) -> None:
+            view.add(ruling)
+            if state is not None:
+                view.update(state)
+
+        self._change(change)
+
+    def update(self, state: State) -> None:
+        self._change(lambda view: view.update(state))
+
+    def trouble(self, trouble: ButtonTrouble) -> None:
+        self._change(lambda view: view.trouble(trouble))
+
+    def pause(self, reason: str) -> None:
+        self._change(lambda view: view.pause(reason))
+
+    def resume(self) -> None:
+        self._change(lambda view: view.resume())
+
+    def signal(self, target: Target, value: Value) -> None:
+        self._change(lambda view: view.signal(target, value))
+
+    def reset(self, view: TableView) -> None:
+        """Show another view from now on: a new game, or the game re-judged after an undo."""
+
+        def swap(_: TableView) -> None:
+            self._view = view
+
+        self._change(swap)
+
+    @property
+    def version(self) -> int:
+        return self._version
+
+    def _change(self, change: Callable[[TableView], Any]) -> None:
+        with self._lock:
+            change(self._view)
+            self._version += 1
+        self._notify()
+
+    def _notify(self) -> None:
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # the server's loop has closed: nobody listens
+                loop.call_soon_threadsafe(self._wake)
+
+    # The server's side (its event loop) ----------------------------------------------
+
+    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Wake waiters on `loop` from now on (the app's startup calls it, on that loop)."""
+        self._changed = asyncio.Event()
+        self.closed = False
+        self._loop = loop
+
+    def close(self) -> None:
+        """End every stream (any thread): the server is stopping."""
+        self.closed = True
+        self._notify()
+
+    def _wake(self) -> None:
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    def snapshot(self) -> tuple[int, bytes]:
+        """The newest version and its view as JSON, built at most once per version."""
+        with self._lock:
+            built = self._built
+            if built is None or built[0] != self._version:
+                view = {"version": self._version, **self._view.view()}
+                built = self._built = (self._version, json.dumps(view, ensure_ascii=False).encode())
+            return built
+
+    async def wait_after(self, version: int, timeout: float) -> bool:
+        """Until the view is newer than `version` or the hub closes; False after `timeout` s of neither."""
+        while self._version == version and not self.closed:
+            try:
+                await asyncio.wait_for(self._changed.wait(), timeout)
+            except TimeoutError:
+                return False
+        return True
+
+
+def make_app(hub: KioskHub, token: str, commands: TableCommands | None = None) -> Starlette:
+    """The kiosk's web app. `token` guards the admin endpoints; `commands` carries them out
+    (None: a read-only kiosk, whose admin endpoints answer 503)."""
+
+    async def page(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def state(request: Request) -> Response:
+        _, body = hub.snapshot()
+        return Response(body, media_type="application/json", headers=NO_STORE)
+
+    async def events(request: Request) -> Response:
+        return StreamingResponse(
+            _stream(hub),
+            media_type="text/event-stream",
+            headers={**NO_STORE, "X-Accel-Buffering": "no"},
+        )
+
+    async def admin_token(request: Request) -> Response:
+        if not _is_loopback(request):
+            return _error(403, "the admin token is shown on the table's own screen only")
+        return JSONResponse({"token": token}, headers=NO_STORE)
+
+    Command = Callable[[TableCommands, dict[str, Any]], str]
+
+    def admin(run: Command) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            params = await _params(request)
+            if params is None:
+                return _error(400, "send a JSON object or a form")
+            given = _given_token(request, params)
+            if given is None:
+                return _error(401, "the admin token is needed", {"WWW-Authenticate": "Bearer"})
+            if not hmac.compare_digest(given.encode(), token.encode()):
+                return _error(403, "wrong admin token")
+            if commands is None:
+                return _error(503, "this kiosk takes no commands")
+            try:
+                message = await run_in_threadpool(run, commands, params)
+            except (ValueError, UserError) as e:
+                return _error(400, str(e))
+            return JSONResponse({"ok": True, "message": message}, headers=NO_STORE)
+
+        return endpoint
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        hub.attach(asyncio.get_running_loop())
+        yield
+
+    routes = [
+        Route("/", page),
+        Route("/api/state", state),
+        Route("/events", events),
+        Route("/api/admin/token", admin_token),
+        Route("/api/admin/new-game", admin(lambda c, p: c.new_game()), methods=["POST"]),
+        Route("/api/admin/rules", admin(lambda c, p: c.set_rules(_text(p, "preset"))), methods=["POST"]),
+        Route("/api/admin/names", admin(lambda c, p: c.set_names(_names(p))), methods=["POST"]),
+        Route("/api/admin/undo", admin(lambda c, p: c.undo_last()), methods=["POST"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+async def _stream(hub: KioskHub) -> AsyncIterator[bytes]:
+    yield f"retry: {RETRY_MS}\n\n".encode()
+    seen = 0
+    while True:
+        changed = await hub.wait_after(seen, KEEP_ALIVE_S)
+        if hub.closed:
+            return
+        if not changed:
+            yield b": keep-alive\n\n"
+            continue
+        seen, body = hub.snapshot()
+        yield b"id: %d\nevent: view\ndata: %s\n\n" % (seen, body)
+
+
+async def _params(request: Request) -> dict[str, Any] | None:
+    """The request's parameters: a JSON object, a URL-encoded form (names may repeat), or
+    nothing. None when the body is neither, or too big for any command."""
+    body = await request.body()
+    if len(body) > MAX_BODY:
+        return None
+    kind = request.headers.get("content-type", "").split(";")[0].strip()
+    if kind == "application/json":
+        try:
+            params = json.loads(body or b"{}")
+        except ValueError:
+            return None
+        return params if isinstance(params, dict) else None
+    if kind == "application/x-www-form-urlencoded":
+        # parse_qs rather than Starlette's form parser, which needs python-multipart.
+        try:
+            form = parse_qs(body.decode(), keep_blank_values=True, strict_parsing=bool(body))
+        except (UnicodeDecodeError, ValueError):
+            return None
+        return {key: values if key == "names" else values[-1] for key, values in form.items()}
+    return {} if not body else None
+
+
+def _given_token(request: Request, params: dict[str, Any]) -> str | None:
+    scheme, _, value = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return value.strip()
+    given = params.get("token")
+    return given if isinstance(given, str) and given else None
+
+
+def _text(params: dict[str, Any], key: str) -> str:
+    value = params.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"give {key!r} as text")
+    return value.strip()
+
+
+def _names(params: dict[str, Any]) -> list[str]:
+    """Names as a list, or as one text of names separated by commas (a form's text field)."""
+    names = params.get("names")
+    if isinstance(names, str):
+        names = names.split(",")
+    elif isinstance(names, list) and len(names) == 1 and isinstance(names[0], str):
+        names = names[0].split(",")
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ValueError("give 'names' as a list of player names")
+    names = [n.strip() for n in names]
+    if not all(names):
+        raise ValueError("a player's name cannot be empty")
+    return names
+
+
+def _is_loopback(request: Request) -> bool:
+    host = request.client.host if request.client is not None else ""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return (mapped or address).is_loopback
+
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    return JSONResponse({"error": message}, status_code=status, headers={**NO_STORE, **(headers or {})})

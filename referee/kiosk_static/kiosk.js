@@ -1,0 +1,325 @@
+// The kiosk page: each view from /events (Server-Sent Events) is drawn whole; a part of
+// the page is rewritten only when its HTML changes. No build step, no libraries.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const ESC = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ESC[c]);
+const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+const TOKEN_KEY = "referee-admin-token";
+
+// When each version was drawn and first painted, on the wall clock (ms): the browser test
+// and benchmarks/bench_kiosk.py read these. Bounded, like everything the page keeps.
+const kiosk = (window.kiosk = { view: null, shown: [], painted: [] });
+const KEEP = 2000;
+
+let lastTop = null;
+let lastSeq = null;
+let winnerDismissed = false;
+
+function put(el, html) {
+  if (el._html === html) return false;
+  el.innerHTML = html;
+  el._html = html;
+  return true;
+}
+
+function wallMs() {
+  return performance.timeOrigin + performance.now();
+}
+
+function cardFace(card, i, n, fresh) {
+  const left = `calc(${i} * var(--card-h) * 0.2)`;
+  const tilt = (i - n + 1) * 2;
+  const cls = ["card", card.red ? "red" : "", i === n - 1 ? "top" : "", fresh ? "fresh" : ""];
+  const style = `left:${left};transform:rotate(${tilt}deg);z-index:${i}`;
+  if (card.rank === "JOKER") {
+    return `<div class="${cls.join(" ")} joker" style="${style}" title="JOKER"><div class="pip">JOKER</div></div>`;
+  }
+  const suit = SUITS[card.suit] || "";
+  const corner = `${esc(card.rank)}<span>${suit}</span>`;
+  return (
+    `<div class="${cls.join(" ")}" style="${style}" title="${esc(card.symbol)}">` +
+    `<div class="corner tl">${corner}</div><div class="pip">${suit}</div>` +
+    `<div class="corner br">${corner}</div></div>`
+  );
+}
+
+function drawPile(v) {
+  const top = v.stack.top;
+  const code = top.length ? top[top.length - 1].code : null;
+  const fresh = code !== null && code !== lastTop;
+  lastTop = code;
+  const html = top.length
+    ? top.map((c, i) => cardFace(c, i, top.length, fresh && i === top.length - 1)).join("")
+    : `<div class="empty-stack">no stack</div>`;
+  put($("cards"), html);
+  const n = v.stack.size;
+  put($("stack-size"), n ? `${n} card${n === 1 ? "" : "s"} in the stack` : "");
+}
+
+function drawCall(v) {
+  put($("call-rank"), esc(v.call.next_rank));
+  let turn = "";
+  if (v.winner) turn = "game over";
+  else if (v.hold) turn = "HOLD";
+  else if (v.turn) turn = `${esc(v.turn.name)} to lay`;
+  put($("turn"), turn);
+  const box = $("count-out");
+  if (v.hold && !v.winner) {
+    const how = v.hold.by === "counting_out" ? "takes it" : "takes it (stall)";
+    box.className = "hold";
+    put(
+      box,
+      `first snap wins — else ${esc(v.hold.name)} ${how}` +
+        `<div class="drain" style="animation:drain ${v.hold.ms_left}ms linear forwards"></div>`
+    );
+  } else if (v.count_out) {
+    box.className = "";
+    const left = v.count_out.left;
+    put(
+      box,
+      `${esc(v.count_out.name)}'s count-out` +
+        `<div class="chances">${"●".repeat(Math.max(0, left))} <small>${left} to go</small></div>`
+    );
+  } else {
+    box.className = "";
+    put(box, "");
+  }
+}
+
+function drawLast(v) {
+  const box = $("last");
+  const last = v.last;
+  if (!last) {
+    box.className = "";
+    put(box, "&nbsp;");
+    return;
+  }
+  const award = last.event === "stack_won" && last.ruling.by !== "snap";
+  const [said, margin] = last.text.split(" — ");
+  const html = esc(said) + (margin ? ` <span class="margin">— ${esc(margin)}</span>` : "");
+  put(box, html);
+  const cls = award ? "award" : last.event;
+  if (last.seq !== lastSeq) {
+    box.className = cls;
+    void box.offsetWidth; // restart the flash for a new ruling
+    box.className = `${cls} flash`;
+    lastSeq = last.seq;
+  }
+}
+
+function drawSeats(v) {
+  const html = v.players
+    .map((p) => {
+      const tags = [];
+      if (p.penalised) tags.push(`<span class="tag pen">PENALISED</span>`);
+      if (p.count_owner) tags.push(`<span class="tag own">count-out</span>`);
+      if (p.trouble) tags.push(`<span class="tag bad">button ${p.trouble === "stuck" ? "stuck" : "chatters"}</span>`);
+      const cls = ["seat", p.turn ? "turn" : "", p.penalised ? "penalised" : ""].join(" ");
+      const led = `<div class="led${p.led.blink ? " blink" : ""}" style="--level:${p.led.level}" title="seat light"></div>`;
+      return (
+        `<div class="${cls}" data-seat="${p.seat}">${led}<div class="name">${esc(p.name)}</div>` +
+        `<div class="count">${p.cards}</div><div class="tags">${tags.join("")}</div></div>`
+      );
+    })
+    .join("");
+  const seats = $("seats");
+  seats.style.setProperty("--cols", v.players.length <= 4 ? v.players.length : Math.ceil(v.players.length / 2));
+  seats.classList.toggle("many", v.players.length > 4);
+  put(seats, html);
+}
+
+function drawLog(v) {
+  const items = v.log
+    .slice()
+    .reverse()
+    .map((e) => `<li class="${e.event}"><span class="t">${esc(e.clock)}</span>${esc(e.text)}</li>`);
+  put($("log").firstElementChild, items.join(""));
+}
+
+function drawAlerts(v) {
+  const banner = $("banner");
+  const { paused, messages } = v.alerts;
+  const lines = paused ? [`⏸ ${paused}`, ...messages] : messages;
+  banner.hidden = lines.length === 0;
+  banner.className = paused ? "" : "note";
+  put(banner, lines.map(esc).join(" · "));
+}
+
+function drawBar(v) {
+  const s = v.signals;
+  let html = "";
+  if (s.live) {
+    const rgb = (s.status || [0, 0, 0]).map((x) => Math.round(x * 255)).join(",");
+    html += `<span class="status-led" style="background:rgb(${rgb})" title="status light"></span> `;
+    html += s.buzzer_hz ? `<span class="buzz">♪ ${Math.round(s.buzzer_hz)} Hz</span>` : `♪ —`;
+  }
+  put($("signals"), html);
+  put($("rules"), `rules: ${esc(v.game.rules)}`);
+  const select = $("admin-rules");
+  put(select, v.game.presets.map((p) => `<option${p === v.game.rules ? " selected" : ""}>${esc(p)}</option>`).join(""));
+}
+
+function histogram(bins, edges) {
+  // One bar per bin, below the first edge, between the edges, above the last.
+  const top = Math.max(1, ...bins);
+  const bars = bins.map((n, i) => `<i style="height:${(n / top) * 100}%" title="${n}"></i>`).join("");
+  const mid = edges[Math.floor(edges.length / 2)];
+  return (
+    `<div class="hist" role="img" aria-label="reaction times">${bars}</div>` +
+    `<div class="axis"><span>${edges[0]}</span><span>${mid}</span><span>${edges[edges.length - 1]} ms</span></div>`
+  );
+}
+
+function drawWinner(v) {
+  const box = $("winner");
+  if (!v.winner) {
+    winnerDismissed = false;
+    box.hidden = true;
+    return;
+  }
+  box.hidden = winnerDismissed;
+  const panels = v.players.map((p, seat) => {
+    const s = v.stats[seat];
+    const chips = s.snaps_by_reason.map((r) => `<span class="chip">${esc(r.words)} ×${r.count}</span>`).join("");
+    const react = s.reactions
+      ? `median ${s.median_ms.toFixed(0)} ms · mean ${s.mean_ms.toFixed(0)} ms · ${s.reactions} presses`
+      : "no timed presses";
+    return (
+      `<div class="stat${seat === v.winner.seat ? " won" : ""}">` +
+      `<h2><span>${esc(p.name)}</span><span>${p.cards}</span></h2>` +
+      `<div class="nums">snaps ${s.won_by.snap} · count-outs ${s.won_by.counting_out} · ` +
+      `wrong ${s.wrong_snaps} · late ${s.late}</div>` +
+      `<div class="reasons">${chips || "&nbsp;"}</div>` +
+      histogram(s.reaction_bins, v.reaction_bin_edges_ms) +
+      `<div class="nums">${react}</div></div>`
+    );
+  });
+  box.classList.toggle("many", v.players.length > 4);
+  put(
+    box,
+    `<h1>${esc(v.winner.name)} wins!</h1><p class="hint">tap to see the table</p>` +
+      `<div class="players">${panels.join("")}</div>`
+  );
+}
+
+function draw(v) {
+  kiosk.view = v;
+  drawAlerts(v);
+  drawPile(v);
+  drawCall(v);
+  drawLast(v);
+  drawSeats(v);
+  drawLog(v);
+  drawBar(v);
+  drawWinner(v);
+  document.body.dataset.version = v.version;
+  const t = wallMs();
+  kiosk.shown.push([v.version, t]);
+  requestAnimationFrame(() => kiosk.painted.push([v.version, wallMs()]));
+  if (kiosk.shown.length > KEEP) kiosk.shown.splice(0, KEEP / 2);
+  if (kiosk.painted.length > KEEP) kiosk.painted.splice(0, KEEP / 2);
+}
+
+function connect() {
+  const source = new EventSource("/events");
+  source.addEventListener("view", (e) => {
+    $("conn").hidden = true;
+    draw(JSON.parse(e.data));
+  });
+  source.onopen = () => {
+    $("conn").hidden = true;
+  };
+  source.onerror = () => {
+    $("conn").hidden = false;
+    if (source.readyState === EventSource.CLOSED) {
+      // The browser gives up on an HTTP error; keep trying, as a kiosk must.
+      source.close();
+      setTimeout(connect, 2000);
+    }
+  };
+}
+
+// Host controls: the admin token is asked for once and kept in this browser.
+
+async function localToken() {
+  try {
+    const r = await fetch("/api/admin/token");
+    return r.ok ? (await r.json()).token : null;
+  } catch {
+    return null;
+  }
+}
+
+async function token() {
+  let t = localStorage.getItem(TOKEN_KEY) || (await localToken());
+  if (!t) t = (prompt("Admin token (shown on the table's own screen):") || "").trim();
+  if (t) localStorage.setItem(TOKEN_KEY, t);
+  return t;
+}
+
+function say(text) {
+  put($("admin-msg"), esc(text));
+}
+
+async function command(name, body) {
+  const t = await token();
+  if (!t) return say("no token given");
+  let r;
+  try {
+    r = await fetch(`/api/admin/${name}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${t}` },
+      body: JSON.stringify(body || {}),
+    });
+  } catch {
+    return say("the table does not answer");
+  }
+  const out = await r.json().catch(() => ({}));
+  if (r.status === 401 || r.status === 403) localStorage.removeItem(TOKEN_KEY);
+  say(out.message || out.error || `${r.status} ${r.statusText}`);
+}
+
+function setUpAdmin() {
+  const panel = $("admin");
+  $("admin-open").onclick = () => {
+    panel.hidden = false;
+    const players = kiosk.view ? kiosk.view.players.map((p) => p.name).join(", ") : "";
+    if (!$("admin-names").value) $("admin-names").value = players;
+  };
+  $("admin-close").onclick = () => {
+    panel.hidden = true;
+  };
+  $("admin-forget").onclick = () => {
+    localStorage.removeItem(TOKEN_KEY);
+    say("token forgotten");
+  };
+  for (const button of panel.querySelectorAll("button[data-cmd]")) {
+    button.onclick = () => {
+      const cmd = button.dataset.cmd;
+      if (cmd === "new-game" && !confirm("Start a new game?")) return;
+      if (cmd === "rules") return command("rules", { preset: $("admin-rules").value });
+      if (cmd === "names") return command("names", { names: $("admin-names").value.split(",") });
+      return command(cmd);
+    };
+  }
+  $("winner").onclick = () => {
+    winnerDismissed = true;
+    $("winner").hidden = true;
+  };
+}
+
+async function showLocalToken() {
+  // Only the Pi's own screen (a loopback client) is given the token: show it there.
+  const t = await localToken();
+  if (t) {
+    const el = $("local-token");
+    put(el, `admin token: <b>${esc(t)}</b>`);
+    el.hidden = false;
+  }
+}
+
+setUpAdmin();
+connect();
+showLocalToken();
