@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from statistics import fmean, median
 from typing import Any
 
 from hardware.buttons import ButtonTrouble
@@ -44,9 +45,7 @@ class SeatStats:
     """One seat's figures over the game."""
 
     bins: list[int] = field(default_factory=lambda: [0] * (len(BIN_EDGES_MS) + 1))
-    reactions: int = 0
-    reaction_sum_us: int = 0
-    best_us: int | None = None
+    reactions_us: list[int] = field(default_factory=list)
     won_by: dict[str, int] = field(default_factory=lambda: {"snap": 0, "counting_out": 0, "stall": 0})
     snaps_by_reason: dict[str, int] = field(default_factory=dict)
     wrong_snaps: int = 0
@@ -57,16 +56,17 @@ class SeatStats:
     def react(self, us: int) -> None:
         ms = us / 1000
         self.bins[sum(1 for edge in BIN_EDGES_MS if ms >= edge)] += 1
-        self.reactions += 1
-        self.reaction_sum_us += us
-        self.best_us = us if self.best_us is None else min(self.best_us, us)
+        self.reactions_us.append(us)
 
     def to_json(self) -> dict[str, Any]:
+        # The median, not the best: a press that answered an earlier card than the last one
+        # laid reads as a few ms, and would be shown as the best.
+        times = self.reactions_us
         return {
             "reaction_bins": list(self.bins),
-            "reactions": self.reactions,
-            "mean_ms": round(self.reaction_sum_us / self.reactions / 1000, 1) if self.reactions else None,
-            "best_ms": round(self.best_us / 1000, 1) if self.best_us is not None else None,
+            "reactions": len(times),
+            "mean_ms": round(fmean(times) / 1000, 1) if times else None,
+            "median_ms": round(median(times) / 1000, 1) if times else None,
             "won_by": dict(self.won_by),
             "snaps_by_reason": [
                 {"reason": r, "words": REASON_WORDS.get(r, r), "count": n}

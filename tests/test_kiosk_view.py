@@ -71,6 +71,7 @@ def test_reactions_are_measured_from_the_card_the_press_answered():
     stats = views[-1]["stats"]
     # 9D was laid at 2.200 s: Bob pressed 210 ms later, Ann 222.4 ms, Cy 300 ms.
     assert [s["mean_ms"] for s in stats] == [222.4, 210.0, 300.0]
+    assert [s["median_ms"] for s in stats] == [222.4, 210.0, 300.0]
     assert [s["reactions"] for s in stats] == [1, 1, 1]
     bin_of = {ms: sum(1 for edge in BIN_EDGES_MS if ms >= edge) for ms in (222.4, 210.0, 300.0)}
     assert stats[1]["reaction_bins"][bin_of[210.0]] == 1 and sum(stats[1]["reaction_bins"]) == 1
