@@ -223,7 +223,7 @@ def run_demo(args: argparse.Namespace, out: TextIO, clock: Clock | None = None) 
             game = resume.record.id
         else:
             game = journal.new_game(table.spec.to_json(), _source(table))
-        recorder = Recorder(journal, game, resume.record.events if resume.record else 0)
+        recorder = Recorder(journal, game, journal.next_seq(game))
         demo = DemoTable(table, rulings=show, judged=[recorder], state=resume.state)
 
         def ended(final: State) -> None:

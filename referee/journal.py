@@ -44,6 +44,7 @@ CREATE TABLE IF NOT EXISTS events (
     seq INTEGER NOT NULL,            -- 0, 1, 2... in the order the engine judged them
     line TEXT NOT NULL,              -- the event's table-script line
     mark INTEGER,                    -- the script line it came from, if it came from one
+    undone INTEGER NOT NULL DEFAULT 0,  -- 1: the host undid it (kept, but no longer judged)
     PRIMARY KEY (game, seq)
 ) WITHOUT ROWID;
 """
@@ -153,6 +154,20 @@ class Journal:
                 (game, seq, json.dumps(line), mark),
             )
 
+    def undo(self, game: int, seqs: list[int]) -> None:
+        """The host undid these events: kept in the file, left out of every replay."""
+        with self._write("cannot undo"):
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany(
+                "UPDATE events SET undone = 1 WHERE game = ? AND seq = ?", [(game, q) for q in seqs]
+            )
+            self._db.execute("COMMIT")
+
+    def next_seq(self, game: int) -> int:
+        """The number the game's next event gets (undone events keep theirs)."""
+        (last,) = self._read("SELECT max(seq) FROM events WHERE game = ?", (game,))[0]
+        return 0 if last is None else last + 1
+
     def end_game(self, game: int, status: str, winner: int | None = None) -> None:
         with self._write("cannot close the game"):
             self._db.execute(
@@ -169,7 +184,8 @@ class Journal:
         rows = self._read(
             """SELECT g.id, g.spec, g.started, g.ended, g.status, g.winner, g.source,
                       count(e.seq), max(e.seq), max(e.mark)
-               FROM games g LEFT JOIN events e ON e.game = g.id GROUP BY g.id ORDER BY g.id"""
+               FROM games g LEFT JOIN events e ON e.game = g.id AND e.undone = 0
+               GROUP BY g.id ORDER BY g.id"""
         )
         return [self._record(row) for row in rows]
 
@@ -182,7 +198,7 @@ class Journal:
 
     def events(self, game: int) -> Iterator[EventRecord]:
         for seq, line, mark in self._read(
-            "SELECT seq, line, mark FROM events WHERE game = ? ORDER BY seq", (game,)
+            "SELECT seq, line, mark FROM events WHERE game = ? AND undone = 0 ORDER BY seq", (game,)
         ):
             yield EventRecord(seq, json.loads(line), mark)
 

@@ -57,3 +57,24 @@ def export(game: GameRecord, events: Iterable[EventRecord]) -> Iterator[dict[str
     if game.status != OPEN:
         for ruling in finish(state)[1]:  # type: ignore[arg-type]
             yield ruling.to_json()
+
+
+def undo_last(game: GameRecord, events: list[EventRecord]) -> tuple[list[int], State]:
+    """What undoing the last ruling takes back, and the table without it: every event from
+    the last settled table before that ruling on (a snap's ruling comes when time moves
+    on, so the press goes back with the moment that settled it). Their seqs, and the table."""
+    items = list(_items(game, events))
+    state: State = items[0][1]  # type: ignore[assignment]
+    states = [state]
+    last_ruled = -1
+    for i, (_, event) in enumerate(items[1:]):
+        state, rulings = step(state, event)  # type: ignore[arg-type]
+        states.append(state)
+        if rulings:
+            last_ruled = i
+    if last_ruled < 0:
+        raise ValueError("there is no ruling to undo in this game")
+    cut = last_ruled
+    while cut > 0 and (states[cut].pending_t is not None or states[cut].deferred is not None):
+        cut -= 1  # presses still waiting here belong to the ruling being taken back
+    return [e.seq for e in events[cut:]], states[cut]

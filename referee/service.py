@@ -103,7 +103,7 @@ def start_game(journal: Journal, spec: GameSpec, source: str, explicit: bool, ne
             )
         state = replay(open_game, journal.events(open_game.id))
         skip = (open_game.last_mark or 0) if open_game.source == source else 0
-        return Start(open_game.id, state, open_game.events, skip, open_game)
+        return Start(open_game.id, state, journal.next_seq(open_game.id), skip, open_game)
     game = journal.new_game(spec.to_json(), source)
     return Start(game, spec.new_game(), 0, 0, None)
 
@@ -171,30 +171,27 @@ def run_service(
             else:
                 note(f"game {start.game}: {', '.join(spec.players)} ({spec.rules}); journal {journal.path}")
             recorder = Recorder(journal, start.game, start.seq)
-            game_id = start.game
 
             def close_won(ruling: Ruling) -> None:
                 if type(ruling) is GameWon:  # its event is journaled: the game is over
-                    journal.end_game(game_id, WON, ruling.seat)
+                    journal.end_game(recorder.game, WON, ruling.seat)
 
             def ended(state: State) -> None:
-                journal.end_game(start.game, WON if state.winner is not None else STOPPED, state.winner)
+                journal.end_game(recorder.game, WON if state.winner is not None else STOPPED, state.winner)
 
             sinks = [printer, close_won]
-            if args.lays_from is not None:
-                items = read_script(lines, name, game=spec)
-                next(items)  # the deal: the table itself comes from the journal
-                script = ((n, e) for n, e in items if n > start.skip_through)
-                if args.at_once:
-                    state = _judge_at_once(config, name, start.state, script, recorder, sinks, ended)
-                else:
-                    state = _judge_live(
-                        config, name, start.state, script, recorder, sinks, clock, note, ended
-                    )
-            else:
-                state = _judge_live(
-                    config, name, start.state, None, recorder, sinks, clock, note, None, opener
+            kiosk = None
+            if config.kiosk and not args.at_once:
+                kiosk = _start_kiosk(
+                    config, getattr(args, "host", None), journal, recorder, spec, start.state, name, note
                 )
+            try:
+                state = _judge(
+                    args, config, name, spec, lines, start, recorder, sinks, clock, note, ended, opener, kiosk
+                )
+            finally:
+                if kiosk is not None:
+                    kiosk.server.stop()
             if state.winner is not None:
                 note(f"game {start.game}: {state.players[state.winner]} wins")
             elif args.lays_from is not None:
@@ -205,6 +202,32 @@ def run_service(
         if stream is not None and stream is not sys.stdin.buffer:
             stream.close()
     return 0
+
+
+def _judge(
+    args: argparse.Namespace,
+    config: Config,
+    name: str,
+    spec: GameSpec,
+    lines: Iterable[bytes],
+    start: Start,
+    recorder: Recorder,
+    sinks: list[Callable[[Ruling], Any]],
+    clock: Clock | None,
+    note: Any,
+    ended: Callable[[State], Any],
+    opener: Callable[..., Any] | None,
+    kiosk: Kiosk | None,
+) -> State:
+    """The game judged from its lay source: a script (at once or live) or the camera."""
+    if args.lays_from is None:
+        return _judge_live(config, name, start.state, None, recorder, sinks, clock, note, None, opener, kiosk)
+    items = read_script(lines, name, game=spec)
+    next(items)  # the deal: the table itself comes from the journal
+    script = ((n, e) for n, e in items if n > start.skip_through)
+    if args.at_once:
+        return _judge_at_once(config, name, start.state, script, recorder, sinks, ended)
+    return _judge_live(config, name, start.state, script, recorder, sinks, clock, note, ended, None, kiosk)
 
 
 def _game_of(stream: Iterable[bytes], name: str, default: GameSpec) -> tuple[Iterator[bytes], GameSpec, bool]:
@@ -273,22 +296,39 @@ def _judge_live(
     note: Any,
     ended: Callable[[State], Any] | None,
     opener: Callable[..., Any] | None = None,
+    kiosk: Kiosk | None = None,
 ) -> State:
     """Live: the table loop in this thread, the buttons' callbacks and the lay source in theirs."""
     base = clock or MonotonicClock()
     game_clock = GameClock(base, state.now - base.now_us())
     factory = VirtualFactory(base) if config.pins == "mock" else None
-    signals = _open_signals(config, factory)
+    signals: Any = _open_signals(config, factory)
+    if kiosk is not None:
+        signals = _Mirrored(signals, kiosk.hub)
     player = SignalPlayer(Announcer(state.seats), signals, game_clock)
     sources = {"buttons": LATENCIES_US["buttons"]}
     sources["script" if script is not None else "camera"] = LATENCIES_US["script" if script else "camera"]
 
     def trouble(item: ButtonTrouble) -> None:
-        note(f"{config.players[item.seat]}: {TROUBLE_WORDS[item.kind]}")
+        note(f"{loop.state.players[item.seat]}: {TROUBLE_WORDS[item.kind]}")
 
+    troubles: list[Callable[[ButtonTrouble], Any]] = [trouble]
+    rulings = list(sinks)
+    if kiosk is not None:
+        troubles.append(kiosk.hub.trouble)
+        rulings.append(lambda r: kiosk.hub.add(r, loop.state))  # the loop's state is the one after r
     loop = TableLoop(
-        state, sources, rulings=sinks, signals=[player.announce], troubles=[trouble], judged=[recorder]
+        state, sources, rulings=rulings, signals=[player.announce], troubles=troubles, judged=[recorder]
     )
+    if kiosk is not None:
+        kiosk.commands.loop = loop
+
+    def paused(reason: str | None) -> None:
+        loop.pause(reason is not None)
+        player.pause(reason is not None)
+        if kiosk is not None:
+            kiosk.hub.pause(reason) if reason is not None else kiosk.hub.resume()
+
     shift = game_clock.shift
 
     def edge(e: Edge) -> None:
@@ -309,7 +349,7 @@ def _judge_live(
             (loop, script, game_clock, failure, note, ready),
         )
     else:
-        work = (_feed_camera, (loop, config, game_clock, failure, note, ready, player, stopped, opener))
+        work = (_feed_camera, (loop, config, game_clock, failure, note, ready, paused, stopped, opener))
     feeder = threading.Thread(target=work[0], args=work[1], name="lays", daemon=True)
 
     def heartbeat() -> int:
@@ -336,6 +376,57 @@ def _judge_live(
     if failure:
         raise failure[0]
     return loop.state
+
+
+class _Mirrored:
+    """The table's lights and buzzer, each change also shown on the kiosk page."""
+
+    def __init__(self, signals: TableSignals, hub: Any) -> None:
+        self.signals = signals
+        self.hub = hub
+
+    def apply(self, target: Any, value: Any) -> None:
+        self.signals.apply(target, value)
+        self.hub.signal(target, value)
+
+    def close(self) -> None:
+        self.signals.close()
+
+
+@dataclass
+class Kiosk:
+    """The kiosk page's parts, wired to the loop once it exists."""
+
+    hub: Any
+    commands: Any
+    server: Any
+
+
+def _start_kiosk(
+    config: Config,
+    host: str | None,
+    journal: Journal,
+    recorder: Recorder,
+    spec: GameSpec,
+    state: State,
+    source: str,
+    note: Any,
+) -> Kiosk:
+    from .admin_token import load_or_create_token
+    from .host import HostCommands
+    from .kiosk import KioskHub, make_app
+    from .kiosk_server import KioskServer
+    from .kiosk_view import TableView
+
+    hub = KioskHub(TableView(state))
+    token = load_or_create_token(config.data_dir / "admin-token")
+    commands = HostCommands(journal, recorder, hub, spec, source)
+    server = KioskServer(
+        make_app(hub, token, commands), hub, host=host or config.kiosk_host, port=config.kiosk_port
+    )
+    server.start()  # a busy port: one line, exit 2
+    note(f"kiosk page: {server.url}")
+    return Kiosk(hub, commands, server)
 
 
 def _open_signals(config: Config, factory: Any) -> TableSignals:
@@ -382,7 +473,7 @@ def _feed_camera(
     failure: list,
     note: Any,
     ready: Callable[[], Any],
-    player: SignalPlayer | None = None,
+    paused: Callable[[str | None], Any] | None = None,
     stopped: threading.Event | None = None,
     opener: Callable[..., Any] | None = None,
     backoff_s: tuple[float, ...] | None = None,
@@ -428,9 +519,8 @@ def _feed_camera(
                                 said_ready = True
                             if lost is not None:
                                 note(f"camera back after {tries} retries: the game goes on")
-                                loop.pause(False)
-                                if player is not None:
-                                    player.pause(False)
+                                if paused is not None:
+                                    paused(None)
                                 lost, tries = None, 0
                             if offset is None:
                                 offset = clock.now_us() - frame.t_us
@@ -448,9 +538,8 @@ def _feed_camera(
                 except CameraLost as e:
                     if lost is None:
                         note(f"{e}: game paused, presses are not judged until the camera is back")
-                        loop.pause(True)
-                        if player is not None:
-                            player.pause(True)
+                        if paused is not None:
+                            paused(f"{e}: the game is paused")
                     lost = e
             if tries >= len(backoff_s):
                 assert lost is not None

@@ -111,6 +111,11 @@ def add_commands(sub: Any) -> None:
         help="judge the --lays-from script at once on virtual time, as `referee adjudicate` does",
     )
     p.add_argument("--new-game", action="store_true", help="abandon the open game (if any) and start anew")
+    p.add_argument(
+        "--host",
+        metavar="ADDRESS",
+        help="where the kiosk page listens (default: the config's kiosk_host, 127.0.0.1: this machine only)",
+    )
     p.set_defaults(run=cmd_run)
 
     p = sub.add_parser("games", help="list the games in the journal", description="List the journal's games.")

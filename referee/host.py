@@ -1,0 +1,109 @@
+"""The host's commands from the kiosk: a new game, the rules and names for it, undo.
+
+The kiosk calls them from a worker thread; each hands its work to the table loop's own
+thread (`TableLoop.call`) and waits for it, so the table, the journal and the kiosk's
+view change between two events, never during one. Every change is journaled: a new
+game closes the old one; an undo marks the undone events (kept in the file, left out
+of every replay), so a restart comes back to the same table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .engine import MAX_PLAYERS, MIN_PLAYERS, step
+from .journal import ABANDONED, WON, Journal
+from .kiosk import KioskHub
+from .kiosk_view import TableView
+from .loop import TableLoop
+from .presets import PRESETS
+from .replay import undo_last
+from .script import GameSpec, read_script
+from .table import State
+
+WAIT_S = 5.0  # a command the loop has not run by then is reported, not hung on
+
+
+@dataclass
+class HostCommands:
+    """`kiosk.TableCommands` for a running service."""
+
+    journal: Journal
+    recorder: Any  # service.Recorder: the journal's game and next seq, moved on a new game
+    hub: KioskHub
+    spec: GameSpec  # the next new game's players, rules and options
+    source: str
+    loop: TableLoop | None = None  # set once the loop exists
+    on_new_game: list[Callable[[State], Any]] = field(default_factory=list)
+
+    def _in_loop(self, work: Callable[[], str]) -> str:
+        if self.loop is None:
+            raise ValueError("the table is not running yet")
+        try:
+            return self.loop.call(work).result(timeout=WAIT_S)
+        except TimeoutError:
+            raise ValueError("the table did not answer in time: try again") from None
+
+    def new_game(self) -> str:
+        def work() -> str:
+            assert self.loop is not None
+            old = self.loop.state
+            self.journal.end_game(
+                self.recorder.game, WON if old.winner is not None else ABANDONED, old.winner
+            )
+            self.recorder.game = self.journal.new_game(self.spec.to_json(), self.source)
+            self.recorder.seq = 0
+            state = self.spec.new_game()
+            self.loop.state = state
+            self.hub.reset(TableView(state))
+            for hook in self.on_new_game:
+                hook(state)
+            return f"new game {self.recorder.game}: {', '.join(self.spec.players)} ({self.spec.rules})"
+
+        return self._in_loop(work)
+
+    def set_rules(self, preset: str) -> str:
+        if preset not in PRESETS:
+            raise ValueError(f"unknown rules {preset!r} (known: {', '.join(sorted(PRESETS))})")
+        self.spec = GameSpec(self.spec.players, preset)  # a preset's own options, not the last one's
+        return f"rules {preset} from the next new game"
+
+    def set_names(self, names: list[str]) -> str:
+        clean = [n.strip() for n in names]
+        if not MIN_PLAYERS <= len(clean) <= MAX_PLAYERS or not all(clean):
+            raise ValueError(f"give {MIN_PLAYERS} to {MAX_PLAYERS} names, none empty")
+        if len({n.casefold() for n in clean}) != len(clean):
+            raise ValueError("two players have the same name")
+        self.spec = GameSpec(tuple(clean), self.spec.rules, self.spec.options)
+        return f"players {', '.join(clean)} from the next new game"
+
+    def undo_last(self) -> str:
+        def work() -> str:
+            assert self.loop is not None
+            game = self.journal.game(self.recorder.game)
+            assert game is not None
+            events = list(self.journal.events(game.id))
+            seqs, state = undo_last(game, events)
+            self.journal.undo(game.id, seqs)
+            self.loop.state = state
+            self.hub.reset(_view_of(game.spec, [e.line for e in events[: len(events) - len(seqs)]]))
+            return f"undone: the last ruling ({len(seqs)} event{'s' if len(seqs) != 1 else ''} taken back)"
+
+        return self._in_loop(work)
+
+
+def _view_of(spec: dict[str, Any], lines: list[dict[str, Any]]) -> TableView:
+    """The kiosk's view of a game rebuilt from its events: every ruling fed again."""
+    import json
+
+    items = read_script([json.dumps(spec), *map(json.dumps, lines)], "journal")
+    state: State = next(items)[1]  # type: ignore[assignment]
+    view = TableView(state)
+    for _, event in items:
+        state, rulings = step(state, event)  # type: ignore[arg-type]
+        for ruling in rulings:
+            view.add(ruling)
+        view.update(state)
+    return view
