@@ -112,8 +112,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--speed",
         type=float,
-        default=0.0,
-        help="pace the log: 1 = real time, 10 = ten times faster; 0 = at once (default)",
+        help="pace the table: 1 = real time (the default with the kiosk page), 10 = ten times faster; "
+        "0 = at once (the default with --headless)",
+    )
+    p.add_argument("--headless", action="store_true", help="no kiosk page: the terminal only")
+    p.add_argument(
+        "--port",
+        type=int,
+        default=8080,
+        help="the kiosk page's port on 127.0.0.1 (default 8080; 0: any free)",
     )
     p.add_argument("--quiet", action="store_true", help="only the result and the summary table")
     p.add_argument(

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import fmean
-from typing import TextIO
+from typing import Any, TextIO
 
 from rich.console import Console
 from rich.table import Table
@@ -172,8 +172,9 @@ def run_demo(args: argparse.Namespace, out: TextIO, clock: Clock | None = None) 
         raise UserError(f"--players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {args.players}")
     if args.cap < 1:
         raise UserError(f"--cap must be at least 1 lay, not {args.cap}")
-    if args.speed < 0:
-        raise UserError(f"--speed must be 0 (at once) or more, not {args.speed}")
+    speed = args.speed if args.speed is not None else (0.0 if args.headless else 1.0)
+    if speed < 0:
+        raise UserError(f"--speed must be 0 (at once) or more, not {speed}")
     table = VirtualTable(players=args.players, seed=args.seed, cap=args.cap)
     names = table.spec.players
     if args.json or args.script:
@@ -195,9 +196,9 @@ def run_demo(args: argparse.Namespace, out: TextIO, clock: Clock | None = None) 
     origin: list[int] = []  # the table time the demo's clock started at (later on a resume)
 
     def pace(t: int) -> None:
-        if args.speed > 0:
+        if speed > 0:
             origin[:] = origin or [min(t, START_US) if not resumed else t]
-            clock.sleep_until(started + round((t - origin[0]) / args.speed))
+            clock.sleep_until(started + round((t - origin[0]) / speed))
 
     def show(batch: list[Ruling], after: State) -> None:
         for i, ruling in enumerate(batch):
@@ -224,12 +225,26 @@ def run_demo(args: argparse.Namespace, out: TextIO, clock: Clock | None = None) 
         else:
             game = journal.new_game(table.spec.to_json(), _source(table))
         recorder = Recorder(journal, game, journal.next_seq(game))
-        demo = DemoTable(table, rulings=show, judged=[recorder], state=resume.state)
+        kiosk = (
+            None if args.headless else _kiosk(args, journal, resume.state or table.spec.new_game(), console)
+        )
+        sinks = [show] if kiosk is None else [show, kiosk.feed]
+        demo = DemoTable(
+            table,
+            rulings=lambda batch, after: [sink(batch, after) for sink in sinks],
+            judged=[recorder],
+            state=resume.state,
+            mirror=None if kiosk is None else kiosk.mirror,
+        )
 
         def ended(final: State) -> None:
             journal.end_game(game, WON if final.winner is not None else STOPPED, final.winner)
 
-        state = demo.run(pace, skip=resume.skip, ended=ended)
+        try:
+            state = demo.run(pace, skip=resume.skip, ended=ended)
+        finally:
+            if kiosk is not None:
+                kiosk.server.stop()
     console.print()
     console.print(summary_table(summary, state.hands, table.reactions))
     if table.stopped:
@@ -247,6 +262,40 @@ def run_demo(args: argparse.Namespace, out: TextIO, clock: Clock | None = None) 
         )
     )
     return EXIT_WON
+
+
+@dataclass
+class _DemoKiosk:
+    """The kiosk page of the demo's table: read-only (the bots run the game)."""
+
+    hub: Any
+    server: Any
+
+    def feed(self, batch: list[Ruling], after: State) -> None:
+        for ruling in batch:
+            self.hub.add(ruling, after)
+
+    def mirror(self, signals: Any) -> Any:
+        from .service import MirroredSignals
+
+        return MirroredSignals(signals, self.hub)
+
+
+def _kiosk(args: argparse.Namespace, journal: Journal, state: State, console: Console) -> _DemoKiosk:
+    from .admin_token import load_or_create_token
+    from .kiosk import KioskHub, make_app
+    from .kiosk_server import KioskServer
+    from .kiosk_view import TableView
+
+    hub = KioskHub(TableView(state))
+    token = load_or_create_token(journal.path.parent / "admin-token")
+    server = KioskServer(make_app(hub, token, None), hub, host="127.0.0.1", port=args.port)
+    try:
+        server.start()
+    except UserError as e:  # a busy port
+        raise UserError(f"{e} (another port: --port N; no kiosk page: --headless)") from None
+    console.print(Text(f"Kiosk page: {server.url} (open it in a browser to watch the table)", style="bold"))
+    return _DemoKiosk(hub, server)
 
 
 @dataclass(frozen=True)

@@ -103,7 +103,9 @@ class DemoTable:
         judged: list[EventSink] | None = None,
         state: State | None = None,
         clock: VirtualClock | None = None,
+        mirror: Callable[[Any], Any] | None = None,
     ) -> None:
+        """`mirror`: wraps the table's lights and buzzer (the kiosk page shows them too)."""
         self.table = table
         self.clock = clock or VirtualClock(0)
         self.rng = random.Random(table.seed * 7919 + 1)  # the hardware's own luck, apart from the bots'
@@ -111,7 +113,9 @@ class DemoTable:
         self.names = table.spec.players
         self.factory = VirtualFactory(self.clock)
         self.wiring = default_wiring(len(self.names))
-        self.signals = TableSignals.from_wiring(self.wiring, self.factory)
+        self.signals: Any = TableSignals.from_wiring(self.wiring, self.factory)
+        if mirror is not None:
+            self.signals = mirror(self.signals)
         self.player = SignalPlayer(Announcer(len(self.names)), self.signals, self.clock)
         self._batch: list[Ruling] = []
         self._on_batch = rulings

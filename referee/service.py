@@ -304,7 +304,7 @@ def _judge_live(
     factory = VirtualFactory(base) if config.pins == "mock" else None
     signals: Any = _open_signals(config, factory)
     if kiosk is not None:
-        signals = _Mirrored(signals, kiosk.hub)
+        signals = MirroredSignals(signals, kiosk.hub)
     player = SignalPlayer(Announcer(state.seats), signals, game_clock)
     sources = {"buttons": LATENCIES_US["buttons"]}
     sources["script" if script is not None else "camera"] = LATENCIES_US["script" if script else "camera"]
@@ -378,7 +378,7 @@ def _judge_live(
     return loop.state
 
 
-class _Mirrored:
+class MirroredSignals:
     """The table's lights and buzzer, each change also shown on the kiosk page."""
 
     def __init__(self, signals: TableSignals, hub: Any) -> None:

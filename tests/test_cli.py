@@ -278,7 +278,7 @@ def test_demo_rulings_equal_what_adjudicate_rules_on_its_script(tmp_path, capsys
     "argv", [[], ["--players", "2"], ["--players", "8"]], ids=lambda a: " ".join(a) or "defaults"
 )
 def test_demo_plays_a_whole_game_names_the_winner_and_shows_the_summary(capsys, argv):
-    status, out, err = run(capsys, "demo", *argv)
+    status, out, err = run(capsys, "demo", "--headless", *argv)
     assert status == 0 and err == ""
     assert "wins after" in out
     assert "Summary" in out
@@ -293,10 +293,26 @@ def test_demo_with_too_few_or_too_many_players_is_a_one_line_error(capsys, playe
 
 
 def test_demo_stopped_by_the_cap_exits_1_and_says_stopped(capsys):
-    status, out, _ = run(capsys, "demo", "--cap", "5")
+    status, out, _ = run(capsys, "demo", "--headless", "--cap", "5")
     assert status == 1
     assert "Stopped after 5 lays" in out
     assert "wins after" not in out
+
+
+def test_demo_serves_the_kiosk_page_while_the_game_runs_and_a_busy_port_is_one_line(capsys):
+    import socket
+
+    status, out, err = run(capsys, "demo", "--speed", "0", "--port", "0", "--seed", "2")
+    assert status == 0 and err == "" and "Kiosk page: http://127.0.0.1:" in out and "WINS THE GAME" in out
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        status, out, err = run(capsys, "demo", "--speed", "0", "--port", str(port))
+    assert (
+        status == 2
+        and err == f"port {port} on 127.0.0.1 is in use (another port: --port N; no kiosk page: --headless)\n"
+    )
 
 
 # The installed console script -------------------------------------------------------

@@ -25,6 +25,8 @@ def demo_args(**given):
         "script": False,
         "data_dir": None,
         "new_game": False,
+        "headless": True,
+        "port": 0,
     }
     return argparse.Namespace(**(args | given))
 
