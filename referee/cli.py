@@ -116,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
         "0 = at once (the default with --headless)",
     )
     p.add_argument("--headless", action="store_true", help="no kiosk page: the terminal only")
+    p.add_argument("--forever", action="store_true", help="deal again after each win (Ctrl-C stops)")
     p.add_argument(
         "--port",
         type=int,

@@ -167,7 +167,10 @@ def summary_table(summary: Summary, hands: Sequence[int], reactions: Sequence[Se
     return table
 
 
-def run_demo(args: argparse.Namespace, out: TextIO, clock: Clock | None = None) -> int:
+def run_demo(
+    args: argparse.Namespace, out: TextIO, clock: Clock | None = None, rounds: int | None = None
+) -> int:
+    """The demo's games: one, or with --forever one after another (`rounds` caps that in tests)."""
     if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
         raise UserError(f"--players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {args.players}")
     if args.cap < 1:
@@ -175,14 +178,42 @@ def run_demo(args: argparse.Namespace, out: TextIO, clock: Clock | None = None) 
     speed = args.speed if args.speed is not None else (0.0 if args.headless else 1.0)
     if speed < 0:
         raise UserError(f"--speed must be 0 (at once) or more, not {speed}")
-    table = VirtualTable(players=args.players, seed=args.seed, cap=args.cap)
-    names = table.spec.players
     if args.json or args.script:
-        return _run_json(table, out, with_rulings=args.json)
+        return _run_json(VirtualTable(players=args.players, seed=args.seed, cap=args.cap), out, args.json)
 
     console = Console(file=out, highlight=False, soft_wrap=True, width=max(Console().width, 100))
     clock = clock or MonotonicClock()
-    console.rule(f"Celtic Egyptian Ratscrew · {len(names)} bots · seed {args.seed}")
+    with Journal.open(Path(args.data_dir) if args.data_dir else default_data_dir() / "demo") as journal:
+        first = VirtualTable(players=args.players, seed=args.seed, cap=args.cap)
+        kiosk = None if args.headless else _kiosk(args, journal, first.spec.new_game(), console)
+        try:
+            seed, played, status = args.seed, 0, EXIT_WON
+            while True:
+                table = first if played == 0 else VirtualTable(players=args.players, seed=seed, cap=args.cap)
+                status = _play(args, table, journal, kiosk, console, clock, speed, resume=played == 0)
+                played += 1
+                if not getattr(args, "forever", False) or (rounds is not None and played >= rounds):
+                    return status
+                seed += 1  # the next deal
+                console.print()
+        finally:
+            if kiosk is not None:
+                kiosk.server.stop()
+
+
+def _play(
+    args: argparse.Namespace,
+    table: VirtualTable,
+    journal: Journal,
+    kiosk: _DemoKiosk | None,
+    console: Console,
+    clock: Clock,
+    speed: float,
+    resume: bool,
+) -> int:
+    """One game through the demo's table, its log in the terminal and on the kiosk page."""
+    names = table.spec.players
+    console.rule(f"Celtic Egyptian Ratscrew · {len(names)} bots · seed {table.seed}")
     for seat, bot in enumerate(table.bots):
         console.print(
             Text.assemble(
@@ -192,12 +223,12 @@ def run_demo(args: argparse.Namespace, out: TextIO, clock: Clock | None = None) 
         )
     summary = Summary(names)
     started = clock.now_us()
-
     origin: list[int] = []  # the table time the demo's clock started at (later on a resume)
+    point = _resume_point(journal, table, args.new_game or not resume)
 
     def pace(t: int) -> None:
         if speed > 0:
-            origin[:] = origin or [min(t, START_US) if not resumed else t]
+            origin[:] = origin or [t if point.record is not None else min(t, START_US)]
             clock.sleep_until(started + round((t - origin[0]) / speed))
 
     def show(batch: list[Ruling], after: State) -> None:
@@ -210,41 +241,36 @@ def run_demo(args: argparse.Namespace, out: TextIO, clock: Clock | None = None) 
                 piles = " · ".join(f"{names[s]} {n}" for s, n in enumerate(after.hands))
                 console.print(Text(f"{'':11}piles: {piles}", style="dim"))
 
-    with Journal.open(Path(args.data_dir) if args.data_dir else default_data_dir() / "demo") as journal:
-        resume = _resume_point(journal, table, args.new_game)
-        resumed = resume.record is not None
-        if resume.record is not None:
-            console.print(
-                Text(
-                    f"Resuming game {resume.record.id} from the journal ({journal.path}): "
-                    f"{resume.record.events} events, table time {clock_text(resume.state.now).strip()}",
-                    style="bold yellow",
-                )
+    if point.record is not None:
+        console.print(
+            Text(
+                f"Resuming game {point.record.id} from the journal ({journal.path}): "
+                f"{point.record.events} events, table time {clock_text(point.state.now).strip()}",  # type: ignore[union-attr]
+                style="bold yellow",
             )
-            game = resume.record.id
-        else:
-            game = journal.new_game(table.spec.to_json(), _source(table))
-        recorder = Recorder(journal, game, journal.next_seq(game))
-        kiosk = (
-            None if args.headless else _kiosk(args, journal, resume.state or table.spec.new_game(), console)
         )
-        sinks = [show] if kiosk is None else [show, kiosk.feed]
-        demo = DemoTable(
-            table,
-            rulings=lambda batch, after: [sink(batch, after) for sink in sinks],
-            judged=[recorder],
-            state=resume.state,
-            mirror=None if kiosk is None else kiosk.mirror,
-        )
+        game = point.record.id
+    else:
+        game = journal.new_game(table.spec.to_json(), _source(table))
+    recorder = Recorder(journal, game, journal.next_seq(game))
+    sinks = [show]
+    if kiosk is not None:
+        from .kiosk_view import TableView
 
-        def ended(final: State) -> None:
-            journal.end_game(game, WON if final.winner is not None else STOPPED, final.winner)
+        kiosk.hub.reset(TableView(point.state or table.spec.new_game()))
+        sinks.append(kiosk.feed)
+    demo = DemoTable(
+        table,
+        rulings=lambda batch, after: [sink(batch, after) for sink in sinks],
+        judged=[recorder],
+        state=point.state,
+        mirror=None if kiosk is None else kiosk.mirror,
+    )
 
-        try:
-            state = demo.run(pace, skip=resume.skip, ended=ended)
-        finally:
-            if kiosk is not None:
-                kiosk.server.stop()
+    def ended(final: State) -> None:
+        journal.end_game(game, WON if final.winner is not None else STOPPED, final.winner)
+
+    state = demo.run(pace, skip=point.skip, ended=ended)
     console.print()
     console.print(summary_table(summary, state.hands, table.reactions))
     if table.stopped:

@@ -27,6 +27,7 @@ def demo_args(**given):
         "new_game": False,
         "headless": True,
         "port": 0,
+        "forever": False,
     }
     return argparse.Namespace(**(args | given))
 
@@ -132,3 +133,15 @@ def test_a_demo_interrupted_mid_game_resumes_from_its_journal_to_the_same_end(tm
         (game,) = journal.games()
         rulings = [line for line in export(game, journal.events(game.id)) if "event" in line]
     assert game.status == "won" and rulings == truth
+
+
+def test_forever_deals_again_after_each_win_each_game_journaled(tmp_path):
+    from referee.journal import Journal
+
+    out = io.StringIO()
+    assert run_demo(demo_args(forever=True, data_dir=str(tmp_path)), out, rounds=3) == 0
+    assert out.getvalue().count("WINS THE GAME") == 3
+    with Journal.open(tmp_path) as journal:
+        games = journal.games()
+    assert [g.status for g in games] == ["won", "won", "won"]
+    assert [g.source for g in games] == [f"demo: 3 bots, seed {s}, cap 20000" for s in (1, 2, 3)]
