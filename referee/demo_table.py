@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import heapq
 import random
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -31,7 +32,7 @@ from hardware.pins import VirtualFactory
 from hardware.signals import SignalPlayer, TableSignals
 
 from .announcer import Announcer
-from .bots import VirtualTable
+from .bots import Play, VirtualTable
 from .cards import Card
 from .events import Event, Lay, Snap
 from .loop import EventSink, TableLoop
@@ -41,6 +42,7 @@ from .table import State
 
 CAMERA_LAG_US = (30_000, 150_000)  # rest to report: a few frames and a reading
 PICKUP_US = (300_000, 700_000)  # a won stack is swept off the table this long after the win
+LOOKAHEAD_US = 2_000_000  # how far ahead the stage hears of the table (a camera's hand and pickups)
 HOLD_US = 100_000  # a press is let go before the finger can press again (REPRESS_US)
 LATENCIES_US = {"buttons": CALLBACK_LAG_US[1] + 10_000, "camera": 400_000}
 
@@ -137,6 +139,22 @@ class DemoTable:
 
     # What the bots do -------------------------------------------------------------------
 
+    def _tell(self, play: Play) -> None:
+        """What the stage sees of a play: the card laid (by whom), the stack swept away."""
+        event = play.event
+        if type(event) is Lay:
+            laid = next((r for r in play.rulings if type(r) is Laid), None)
+            seat = laid.seat if laid is not None else event.seat
+            if seat is not None:
+                self.stage.lay(event.t, event.card, seat, event.seat)
+        won = [r for r in play.rulings if type(r) is StackWon]
+        if play.state.deferred is not None:
+            won.append(play.state.deferred.won)  # the cards change hands at the press
+        for r in won:
+            if (r.t, r.seat) not in self._taken:
+                self._taken.add((r.t, r.seat))
+                self.stage.take(r.t + self.rng.randint(*PICKUP_US), r.seat)
+
     def _press(self, snap: Snap) -> None:
         for edge_t, pressed in press_edges(
             snap.t, snap.t + HOLD_US + 20_000, self.debouncer.lockout_us, self.rng
@@ -147,9 +165,11 @@ class DemoTable:
             self._order += 1
             heapq.heappush(self._edges, (free, self._order, snap.seat, edge_t, pressed))
 
-    def _deliver(self, until: int, pace: Callable[[int], Any] | None) -> None:
+    def _deliver(
+        self, until: int, pace: Callable[[int], Any] | None, skip: Callable[[Event], bool] | None = None
+    ) -> None:
         """Everything the hardware delivers up to `until`, in delivery order, judged as it comes."""
-        reports = list(self.stage.reports(until))
+        reports = [r for r in self.stage.reports(until) if skip is None or not skip(r[1])]
         reports.reverse()
         while (self._edges and self._edges[0][0] <= until) or reports:
             edge_due = self._edges[0][0] if self._edges and self._edges[0][0] <= until else None
@@ -192,29 +212,34 @@ class DemoTable:
         `skip`: the bots' events the referee has already judged (a resumed game: the
         journal holds them): the bots replay them, the referee does not hear them again.
         `ended`: told the final table before the rulings the game's end settles."""
+        plays = (p for p in self.table.play() if p.event is not None)
+        ahead: deque[Play] = deque()
+
+        def pull(horizon: int) -> None:
+            # The stage hears of cards and takes ahead of time (a camera renders the hand
+            # before the rest); the referee hears of them only through the stage.
+            while not ahead or ahead[-1].event.t <= horizon:  # type: ignore[union-attr]
+                play = next(plays, None)
+                if play is None:
+                    return
+                ahead.append(play)
+                self._tell(play)
+
         try:
-            for play in self.table.play():
+            while True:
+                pull(-1)
+                if not ahead:
+                    break
+                play = ahead.popleft()
                 event = play.event
-                if event is None:
-                    continue
+                assert event is not None
+                pull(event.t + LOOKAHEAD_US)
                 if skip is not None and skip(event):
                     self.clock.sleep_until(event.t)
                     continue
-                self._deliver(event.t, pace)
+                self._deliver(event.t, pace, skip)
                 if type(event) is Snap:
                     self._press(event)
-                elif type(event) is Lay:
-                    laid = next((r for r in play.rulings if type(r) is Laid), None)
-                    seat = laid.seat if laid is not None else event.seat
-                    if seat is not None:
-                        self.stage.lay(event.t, event.card, seat, event.seat)
-                won = [r for r in play.rulings if type(r) is StackWon]
-                if play.state.deferred is not None:
-                    won.append(play.state.deferred.won)  # the cards change hands at the press
-                for r in won:
-                    if (r.t, r.seat) not in self._taken:
-                        self._taken.add((r.t, r.seat))
-                        self.stage.take(r.t + self.rng.randint(*PICKUP_US), r.seat)
             last = max([self.clock.now_us(), *(e[0] for e in self._edges)])
             self._deliver(last + LATENCIES_US["camera"], pace)
             for delivery, event in self.stage.close():
