@@ -26,6 +26,7 @@ import os
 import platform
 import random
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -36,18 +37,9 @@ from referee.kiosk import KioskHub, make_app
 from referee.kiosk_server import KioskServer
 from referee.kiosk_view import TableView
 
-CHROMIUM = Path(os.environ.get("REFEREE_CHROMIUM", "/usr/bin/chromium"))
-# As in tests/test_kiosk_browser.py: headless, none of Chromium's background connections.
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.test_kiosk_browser import CHROMIUM, CHROMIUM_ARGS
+
 WARM_UP = 10  # the first rulings are fed but not counted (the page's code is still cold)
 
 

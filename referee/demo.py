@@ -28,6 +28,7 @@ from .errors import UserError
 from .events import Event
 from .journal import STOPPED, WON, GameRecord, Journal
 from .replay import replay
+from .ruling_text import REASON_WORDS
 from .rulings import GameWon, Laid, PenaltiesLifted, Penalty, Ruling, SnapIgnored, StackWon
 from .script import event_to_json
 from .service import Recorder
@@ -35,13 +36,6 @@ from .table import State
 
 EXIT_WON, EXIT_STOPPED, EXIT_USAGE = 0, 1, 2
 COLOURS = ("cyan", "magenta", "yellow", "green", "bright_blue", "bright_red", "white", "bright_green")
-REASON_WORDS = {
-    "calling_out": "calling out",
-    "standard": "pair",
-    "sandwich": "sandwich",
-    "dark_queen": "dark queen",
-    "counting_out": "counting out",
-}
 
 
 def clock_text(t_us: int) -> str:
