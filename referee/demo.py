@@ -15,6 +15,7 @@ from statistics import fmean
 from typing import Any, TextIO
 
 from rich.console import Console
+from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
@@ -253,18 +254,32 @@ def _play(
 
         kiosk.hub.reset(TableView(point.state or table.spec.new_game()))
         sinks.append(kiosk.feed)
+    lights = Lights(names)
+    # The lights and buzzer as a bar under the log, on a terminal watching a paced game.
+    live = Live(lights, console=console, auto_refresh=False) if console.is_terminal and speed > 0 else None
+
+    def mirror(signals: Any) -> Any:
+        from .service import MirroredSignals
+
+        shown = MirroredSignals(signals, lights.on_change(live))
+        return shown if kiosk is None else MirroredSignals(shown, kiosk.hub)
+
     demo = DemoTable(
         table,
         rulings=lambda batch, after: [sink(batch, after) for sink in sinks],
         judged=[recorder],
         state=point.state,
-        mirror=None if kiosk is None else kiosk.mirror,
+        mirror=mirror,
     )
 
     def ended(final: State) -> None:
         journal.end_game(game, WON if final.winner is not None else STOPPED, final.winner)
 
-    state = demo.run(pace, skip=point.skip, ended=ended)
+    if live is not None:
+        with live:
+            state = demo.run(pace, skip=point.skip, ended=ended)
+    else:
+        state = demo.run(pace, skip=point.skip, ended=ended)
     console.print()
     console.print(summary_table(summary, state.hands, table.reactions))
     if table.stopped:
@@ -284,6 +299,47 @@ def _play(
     return EXIT_WON
 
 
+class Lights:
+    """The table's seat LEDs, status LED and buzzer, as one line of text for the terminal."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = names
+        self.seats = [0.0] * len(names)
+        self.status: tuple[float, float, float] = (0.0, 0.0, 0.0)
+        self.buzzer: float | None = None
+
+    def signal(self, target: Any, value: Any) -> None:
+        if target == "status":
+            self.status = value
+        elif target == "buzzer":
+            self.buzzer = value
+        else:
+            self.seats[target[1]] = value
+
+    def on_change(self, live: Live | None) -> Any:
+        """A sink for MirroredSignals: records each change and redraws the bar."""
+        lights = self
+
+        class Sink:
+            def signal(self, target: Any, value: Any) -> None:
+                lights.signal(target, value)
+                if live is not None:
+                    live.refresh()
+
+        return Sink()
+
+    def __rich__(self) -> Text:
+        line = Text("lights ", style="dim")
+        for seat, (name, level) in enumerate(zip(self.names, self.seats, strict=True)):
+            mark = "●" if level >= 0.99 else "◐" if level > 0 else "○"
+            line += Text(f"{name} {mark}  ", style=f"bold {COLOURS[seat % len(COLOURS)]}" if level else "dim")
+        r, g, b = self.status
+        colour = f"rgb({int(255 * r)},{int(255 * g)},{int(255 * b)})"
+        line += Text("status ", style="dim") + Text("■" if any(self.status) else "□", style=colour)
+        line += Text(f"  buzzer {f'{self.buzzer:.0f} Hz' if self.buzzer else '—'}", style="dim")
+        return line
+
+
 @dataclass
 class _DemoKiosk:
     """The kiosk page of the demo's table: read-only (the bots run the game)."""
@@ -294,11 +350,6 @@ class _DemoKiosk:
     def feed(self, batch: list[Ruling], after: State) -> None:
         for ruling in batch:
             self.hub.add(ruling, after)
-
-    def mirror(self, signals: Any) -> Any:
-        from .service import MirroredSignals
-
-        return MirroredSignals(signals, self.hub)
 
 
 def _kiosk(args: argparse.Namespace, journal: Journal, state: State, console: Console) -> _DemoKiosk:

@@ -145,3 +145,18 @@ def test_forever_deals_again_after_each_win_each_game_journaled(tmp_path):
         games = journal.games()
     assert [g.status for g in games] == ["won", "won", "won"]
     assert [g.source for g in games] == [f"demo: 3 bots, seed {s}, cap 20000" for s in (1, 2, 3)]
+
+
+def test_the_terminal_shows_the_lights_and_the_buzzer_as_the_table_sets_them():
+    from referee.demo import Lights
+
+    lights = Lights(NAMES)
+    sink = lights.on_change(None)
+    sink.signal(("seat", 1), 0.25)
+    sink.signal(("seat", 2), 1.0)
+    sink.signal("status", (1.0, 0.5, 0.0))
+    sink.signal("buzzer", 880)
+    assert lights.__rich__().plain == "lights Ann ○  Bob ◐  Cy ●  status ■  buzzer 880 Hz"
+    sink.signal("buzzer", None)
+    sink.signal("status", (0.0, 0.0, 0.0))
+    assert lights.__rich__().plain.endswith("status □  buzzer —")
