@@ -1,0 +1,235 @@
+"""The simulator's table camera: a whole game's lays and takes, seen through the pile watcher."""
+
+import itertools
+import os
+import shutil
+from collections.abc import Iterable, Iterator
+
+import numpy as np
+import pytest
+
+from hardware.camera import Frame
+from referee.card_themes import available_themes, theme_cards
+from referee.cards import SUITED
+from referee.recognise import Recogniser
+from referee.render import Camera, card_sprite, draw_hand, paste_sprite, rotate_sprite, table_surface
+from referee.table_camera import (
+    Lens,
+    Shown,
+    TableCamera,
+    default_sides,
+    frame_at_or_after,
+    frame_time,
+)
+from referee.watcher import PileWatcher, WatchEvent, WatchLay
+
+FPS = 30.0
+THEME = "anglo"
+HAVE_THEME = THEME in available_themes() and shutil.which("rsvg-convert") is not None
+if not HAVE_THEME and os.environ.get("CI"):
+    raise RuntimeError("CI must install gnome-cards-data and librsvg2-bin (see .ci/run)")
+
+Event = tuple  # ("lay", t_us, card, seat) or ("take", t_us, seat)
+
+
+def script(rng: np.random.Generator, lays: int, seats: int, take_every: int = 8) -> list[Event]:
+    """A game's table events in time order. Lays come 0.4 to 0.8 s apart, each by another seat
+    than the last, every fourth exactly 0.4 s after the one before; every `take_every` lays the
+    stack is taken 0.5 s after the last lay, and the next lay comes 150 ms after the take."""
+    cards = [SUITED[i] for i in rng.permutation(52)]
+    events: list[Event] = []
+    t, seat = 1_000_000, 0
+    for i in range(lays):
+        if i and i % take_every == 0:
+            t += 500_000
+            events.append(("take", t, int(rng.integers(seats))))
+            t += 150_000
+        elif i:
+            t += 400_000 if i % 4 == 1 else int(rng.uniform(400_000, 800_000))
+        seat = (seat + 1 + int(rng.integers(seats - 1))) % seats
+        events.append(("lay", t, cards[i % 52], seat))
+    return events
+
+
+def tell(camera: TableCamera, event: Event) -> Shown:
+    if event[0] == "lay":
+        return camera.lay(event[1], event[2], event[3])
+    return camera.take(event[1], event[2])
+
+
+def play(camera: TableCamera, events: Iterable[Event]) -> Iterator[Frame]:
+    """The frames of a game told as a simulation learns it: each event at its own time, the
+    camera pulled `lead_us` behind."""
+    for event in events:
+        tell(camera, event)
+        yield from camera.frames_until(event[1] - camera.lead_us)
+    yield from camera.finish()
+
+
+def watch(frames: Iterable[Frame], sides: dict[str, int], recogniser: Recogniser) -> list[WatchEvent]:
+    """As `referee watch` runs: the cards seen since the last `cleared` are unlikely again."""
+    seen: set[str] = set()
+    watcher = PileWatcher(lambda image, mask: recogniser.recognise(image, mask, frozenset(seen)), sides, FPS)
+    got: list[WatchEvent] = []
+    for frame in frames:
+        for event in watcher.feed(frame):
+            got.append(event)
+            if type(event) is WatchLay:
+                seen.add(event.card.code)
+            else:
+                seen.clear()
+    return got + watcher.finish()
+
+
+def seen_as(got: list[WatchEvent]) -> list[tuple]:
+    return [(e.t_us, "lay", e.card) if type(e) is WatchLay else (e.t_us, "take", None) for e in got]
+
+
+def shown_as(shown: list[Shown]) -> list[tuple]:
+    return [(s.t_us, s.kind, s.card) for s in shown]
+
+
+def check_game(camera: TableCamera, events: list[Event], got: list[WatchEvent]) -> None:
+    # Every rest on the frame asked for: the first at or after the event's time.
+    assert [s.t_us for s in camera.shown] == [frame_time(frame_at_or_after(e[1], FPS), FPS) for e in events]
+    # Each lay seen once, the right card, stamped at its rest; each take one `cleared` at its rest,
+    # before the next lay.
+    assert seen_as(got) == shown_as(camera.shown)
+    lays = [(e, s) for e, s in zip(got, camera.shown, strict=True) if s.kind == "lay"]
+    named = [(e.seat, s.seat) for e, s in lays if e.seat is not None]
+    assert all(seat == truth for seat, truth in named)
+    assert len(named) >= 0.9 * len(lays)
+
+
+@pytest.fixture(scope="module")
+def recogniser() -> Recogniser:
+    return Recogniser()
+
+
+def test_a_game_of_30_lays_and_3_takes_is_seen_lay_by_lay(recogniser):
+    rng = np.random.default_rng(4)
+    events = script(rng, 30, 4)
+    assert sum(e[0] == "take" for e in events) == 3
+    camera = TableCamera(4, rng)
+    got = watch(play(camera, events), camera.watcher_sides, recogniser)
+    check_game(camera, events, got)
+
+
+@pytest.mark.skipif(not HAVE_THEME, reason="apt install gnome-cards-data librsvg2-bin")
+def test_a_game_with_debian_card_art_on_wood(recogniser):
+    rng = np.random.default_rng(8)
+    events = script(rng, 16, 3, take_every=6)
+    camera = TableCamera(3, rng, table="wood", faces=theme_cards(THEME, 250), glare=0.2)
+    got = watch(play(camera, events), camera.watcher_sides, recogniser)
+    check_game(camera, events, got)
+
+
+def test_frames_are_the_same_however_the_caller_pulls_them():
+    events = script(np.random.default_rng(1), 6, 3, take_every=4)
+    lazily = TableCamera(3, np.random.default_rng(2))
+    eagerly = TableCamera(3, np.random.default_rng(2))
+    for event in events:
+        tell(eagerly, event)
+    pulled = list(play(lazily, events))
+    at_once = list(eagerly.finish())
+    assert [f.t_us for f in pulled] == [f.t_us for f in at_once]
+    assert [f.t_us for f in pulled] == [frame_time(k, FPS) for k in range(len(pulled))]
+    assert [f.index for f in pulled] == list(range(len(pulled)))
+    assert all(np.array_equal(a.image, b.image) for a, b in zip(pulled, at_once, strict=True))
+    assert lazily.shown == eagerly.shown
+    # No two frames in a row alike: the still table is shot with fresh noise each frame.
+    assert not any(np.array_equal(a.image, b.image) for a, b in itertools.pairwise(pulled))
+
+
+def test_a_hand_comes_from_the_seat_side_and_is_gone_at_the_rest():
+    camera = TableCamera({0: "left"}, np.random.default_rng(3), noise=0, jpeg_quality=None, lighting=0)
+    shown = camera.lay(1_000_000, SUITED[0], 0)
+    frames = {f.t_us: f.image.astype(int) for f in camera.finish()}
+    rest = frames[shown.t_us]
+    before = frames[frame_time(frame_at_or_after(shown.t_us, FPS) - 1, FPS)]
+    after = frames[frame_time(frame_at_or_after(shown.t_us, FPS) + 1, FPS)]
+    assert np.array_equal(rest, after)  # at rest: nothing moves
+    differs = np.abs(before - rest).max(axis=2) > 0
+    assert differs[:, 0].any() and not differs[:, -1].any()  # the arm crosses the left edge only
+    assert not differs[0].any() and not differs[-1].any()
+
+
+def test_close_events_are_compressed_and_too_close_ones_put_off():
+    camera = TableCamera(4, np.random.default_rng(5))
+    first = camera.lay(1_000_000, SUITED[0], 0)
+    # 150 ms later (4 or 5 frames): two still frames, then a hand in and out in what is left.
+    quick = camera.lay(first.t_us + 150_000, SUITED[1], 1)
+    assert quick.t_us == frame_time(frame_at_or_after(first.t_us + 150_000, FPS), FPS)
+    # 40 ms after that: fewer frames than a rest and a visit need, put off to the first that will do.
+    late = camera.take(quick.t_us + 40_000, 2)
+    assert late.asked_us == quick.t_us + 40_000
+    assert late.t_us == frame_time(frame_at_or_after(quick.t_us, FPS) + 4, FPS)
+    got = watch(camera.finish(), camera.watcher_sides, Recogniser())
+    assert seen_as(got) == shown_as(camera.shown)
+
+
+def test_mistakes_in_telling_are_refused():
+    camera = TableCamera(3, np.random.default_rng(6))
+    camera.lay(2_000_000, SUITED[0], 0)
+    with pytest.raises(ValueError, match="time order"):
+        camera.lay(1_900_000, SUITED[1], 1)
+    with pytest.raises(ValueError, match="seat 5"):
+        camera.take(2_100_000, 5)
+    list(camera.frames_until(3_000_000))
+    with pytest.raises(ValueError, match="told too late"):
+        camera.lay(2_900_000, SUITED[1], 1)
+    with pytest.raises(ValueError, match="unknown side"):
+        TableCamera({0: "north"}, np.random.default_rng(6))
+
+
+def test_a_take_of_an_empty_table_is_a_hand_that_comes_and_goes():
+    camera = TableCamera(2, np.random.default_rng(7))
+    camera.take(1_000_000, 1)
+    assert watch(camera.finish(), camera.watcher_sides, Recogniser()) == []
+
+
+@pytest.mark.parametrize(
+    ("seats", "sides"),
+    [
+        (2, ["bottom", "top"]),
+        (3, ["bottom", "left", "top"]),
+        (4, ["bottom", "left", "top", "right"]),
+        (6, ["bottom", "bottom", "left", "top", "top", "right"]),
+        (8, ["bottom", "bottom", "left", "left", "top", "top", "right", "right"]),
+    ],
+)
+def test_seats_sit_round_the_table_sharing_sides_past_four(seats, sides):
+    assert list(default_sides(seats).values()) == sides
+    shared = {side for side in sides if sides.count(side) > 1}
+    camera = TableCamera(seats, np.random.default_rng(0), size=(64, 48))
+    assert camera.watcher_sides == {side: sides.index(side) for side in sides if side not in shared}
+
+
+def test_six_seats_lays_from_a_shared_side_carry_no_seat(recogniser):
+    rng = np.random.default_rng(9)
+    events = script(rng, 12, 6, take_every=20)
+    camera = TableCamera(6, rng)
+    got = watch(play(camera, events), camera.watcher_sides, recogniser)
+    assert seen_as(got) == shown_as(camera.shown)
+    for lay, shown in zip(got, camera.shown, strict=True):
+        alone = camera.sides[shown.seat] in camera.watcher_sides
+        assert lay.seat == (shown.seat if alone else None)
+
+
+@pytest.mark.parametrize("size", [(640, 480), (330, 250)])  # on JPEG's block grid, and not
+@pytest.mark.parametrize(("blur", "jpeg"), [(0.6, 85), (1.5, 60), (0.0, None), (0.6, None)])
+def test_a_frame_shot_by_its_change_is_the_frame_shot_whole(size, blur, jpeg):
+    rng = np.random.default_rng(10)
+    lens = Lens(Camera(size, rng, 0.3, 0.3, blur, 3.0, jpeg, noise_frames=3))
+    base = table_surface("wood", size, rng)
+    w, h = size
+    paste_sprite(base, rotate_sprite(*card_sprite(SUITED[11], w // 4), 30), w / 2, h / 2)
+    developed = lens.develop(base)
+    for side, p in [("bottom", 0.3), ("left", 1.0), ("top", 0.6), ("right", 0.9)]:
+        image = draw_hand(base, side, p, rng)
+        for variant in range(3):
+            shot = lens.shoot(base, variant)
+            assert np.array_equal(
+                lens.shoot_change(image, base, developed, shot, variant), lens.shoot(image, variant)
+            )
+    assert lens.shoot_change(base, base, developed, shot, 2) is shot
