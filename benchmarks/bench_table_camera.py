@@ -4,8 +4,8 @@
 
 The table events are a bot game's (`referee.bots.VirtualTable`), turned into lays and takes as
 the demo's table turns them (each lay by the seat the referee ruled laid it, each won stack
-swept off 0.3 to 0.7 s after the win), told to a `TableCamera` at their own times and pulled
-`lead_us` behind, as a simulation that learns its events as they happen pulls them.
+swept off 0.3 to 0.7 s after the win), told to a `TableCamera` at their own times, the frames
+pulled with `frames_ready` as a simulation that learns its events as they happen pulls them.
 
 1. Speed, on one core (OpenCV held to one thread), in thread CPU time: a 200-lay game rendered
    alone, then rendered and watched (PileWatcher and the built-in Recogniser, the cards seen
@@ -90,15 +90,26 @@ def bot_games(players: int, seed: int, lays: int) -> list[TableEvent]:
         seed += 1
 
 
-def frames(camera: TableCamera, events: list[TableEvent]) -> Iterator[Frame]:
+def pulled(camera: TableCamera, events: list[TableEvent]) -> Iterator[tuple[int, Frame]]:
+    """The frames as a simulation pulls them, at each event's time those ready, then the event.
+    Each comes with how late it is: how far the simulation's clock had already passed its time
+    (the last event's time) when it was pulled, 0 when it came in time."""
+    clock = 0
     for kind, t, card, seat in events:
+        for frame in camera.frames_ready(t):
+            yield max(0, clock - frame.t_us), frame
+        clock = t
         if kind == "lay":
             assert card is not None
             camera.lay(t, card, seat)
         else:
             camera.take(t, seat)
-        yield from camera.frames_until(t - camera.lead_us)
-    yield from camera.finish()
+    for frame in camera.finish():
+        yield max(0, clock - frame.t_us), frame
+
+
+def frames(camera: TableCamera, events: list[TableEvent]) -> Iterator[Frame]:
+    return (frame for _, frame in pulled(camera, events))
 
 
 def watcher(camera: TableCamera, recogniser: Recogniser) -> tuple[PileWatcher, set[str]]:
@@ -204,11 +215,13 @@ def figure_accuracy(players: int, seed: int, lays: int) -> None:
         camera = TableCamera(players, np.random.default_rng(seed), table=table, faces=faces, glare=glare)
         watch, seen = watcher(camera, recogniser)
         got: list[tuple[WatchEvent, int]] = []
+        late: list[int] = []  # per report, how late the frame it came on was pulled
         last = 0
-        for frame in frames(camera, events):
+        for behind, frame in pulled(camera, events):
             last = frame.index
             for event in watch.feed(frame):
                 got.append((event, last))
+                late.append(behind)
                 if type(event) is WatchLay:
                     seen.add(event.card.code)
                 else:
@@ -225,8 +238,14 @@ def figure_accuracy(players: int, seed: int, lays: int) -> None:
             f"{r['report']} frames; takes {r['takes']}: cleared {r['cleared']}, stray cleared "
             f"{r['stray cleared']}; rests put off {r['put off']} (at most {r['put off max ms']:.0f} ms)"
         )
+        print(
+            f"    reports on a frame pulled late: {sum(b > 0 for b in late)} of {len(late)}, "
+            f"the latest {max(late, default=0) / 1000:.0f} ms behind the simulation's clock"
+        )
     print("  A rest is put off when it comes under 4 frames after the last (an out-of-turn lay 80 to")
-    print("  100 ms after another); `shown` records when, and the stamps are against that.")
+    print("  100 ms after another); `shown` records when, and the stamps are against that. A frame is")
+    print("  pulled late when the simulation's clock has passed it before it is ready: a doubtful reading")
+    print("  read again on the next frames, with the next event coming soon.")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

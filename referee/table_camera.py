@@ -10,10 +10,16 @@ The timing rule. Each event is a *rest*: for a lay, the first frame with the car
 in place on the pile and the hand gone; for a take, the first frame with the table
 bare and the hand gone. That frame is the first frame at or after the time asked
 for. The hand's frames come before it: the carry-in (or the reach, for a take) and
-the withdrawal, `carry_s` + `leave_s` long. So a frame can only be rendered once
-every event that may reach back into it is known: call ``frames_until(t)`` once
-every event before ``t + lead_us`` has been told. A simulation that learns its
-events at their own times runs the camera `lead_us` behind itself.
+the withdrawal, `carry_s` + `leave_s` long. So a frame can be rendered only once
+every event that may reach back into it is known. There are two ways to pull them:
+
+- ``frames_ready(t)``: every event before `t` has been told (a simulation calls it
+  with its clock, before it tells the events at that time). It renders every frame
+  that no event still to come can change: up to two frames past the last rest told
+  (no hand comes sooner, below), and up to `lead_us` before `t`. So the watcher sees
+  a lay's rest, and reports it, as soon as the lay has been told.
+- ``frames_until(t)``: the frames stamped before `t`; every event before
+  ``t + lead_us`` must have been told.
 
 One hand at a time. A visit starts no earlier than two frames after the previous
 rest (the rest frame and one more still frame: the pile watcher's rest), so the
@@ -386,17 +392,19 @@ class TableCamera:
             raise ValueError(f"seat {seat} has no side of the frame (seats: {sorted(self.sides)})")
         if self.shown and t_us < self.shown[-1].asked_us:
             raise ValueError(f"events come in time order: {t_us} us is before {self.shown[-1].asked_us} us")
-        if t_us < frame_time(self._next, self.fps):
+        whole = self._carry + self._leave
+        asked = frame_at_or_after(t_us, self.fps)
+        start = max(self._last_rest + SETTLE_FRAMES, asked - whole)  # its hand's first frame
+        if start < self._next:
             raise ValueError(
-                f"told too late: frames up to {frame_time(self._next - 1, self.fps)} us are out, "
-                f"and the {kind} at {t_us} us comes before them (tell events lead_us ahead)"
+                f"told too late: the {kind} at {t_us} us may show its hand from "
+                f"{frame_time(start, self.fps)} us, and frames up to "
+                f"{frame_time(self._next - 1, self.fps)} us are out (pull frames_ready, or lead_us behind)"
             )
-        earliest = max(self._last_rest + SETTLE_FRAMES, self._next)
-        rest = max(frame_at_or_after(t_us, self.fps), earliest + MIN_VISIT_FRAMES)
-        start = max(earliest, rest - self._carry - self._leave)
+        rest = max(asked, start + MIN_VISIT_FRAMES)
         frames = rest - start
         carry = self._carry
-        if frames < self._carry + self._leave:  # compressed in proportion, at least one frame each
+        if frames < whole:  # compressed in proportion, at least one frame each
             carry = min(frames - 1, max(1, round(frames * self._carry / (self._carry + self._leave))))
         shown = Shown(frame_time(rest, self.fps), kind, seat, card, t_us)
         self._visits.append(_Visit(shown, self.sides[seat], start, rest, carry, drop, angle, swing))
@@ -413,6 +421,14 @@ class TableCamera:
             k = self._next
             self._next += 1
             yield Frame(self._render(k), frame_time(k, self.fps), k)
+
+    def frames_ready(self, told_until_us: int) -> Iterator[Frame]:
+        """Every frame not rendered yet that no event still to be told can change, given that every
+        event before `told_until_us` has been told. An event to come starts its visit two frames
+        after the last rest told at the earliest, and `carry_s` + `leave_s` before its own rest."""
+        whole = self._carry + self._leave
+        ready = max(self._last_rest + SETTLE_FRAMES, frame_at_or_after(told_until_us, self.fps) - whole)
+        return self.frames_until(frame_time(ready, self.fps))
 
     def finish(self, tail_s: float = 0.2) -> Iterator[Frame]:
         """Nothing more happens: the frames through the last rest and `tail_s` after it."""

@@ -58,11 +58,11 @@ def tell(camera: TableCamera, event: Event) -> Shown:
 
 
 def play(camera: TableCamera, events: Iterable[Event]) -> Iterator[Frame]:
-    """The frames of a game told as a simulation learns it: each event at its own time, the
-    camera pulled `lead_us` behind."""
+    """The frames of a game told as a simulation learns it: at each event's time, the frames
+    ready so far, then the event."""
     for event in events:
+        yield from camera.frames_ready(event[1])
         tell(camera, event)
-        yield from camera.frames_until(event[1] - camera.lead_us)
     yield from camera.finish()
 
 
@@ -144,7 +144,7 @@ def test_frames_are_the_same_however_the_caller_pulls_them():
 def test_a_hand_comes_from_the_seat_side_and_is_gone_at_the_rest():
     camera = TableCamera({0: "left"}, np.random.default_rng(3), noise=0, jpeg_quality=None, lighting=0)
     shown = camera.lay(1_000_000, SUITED[0], 0)
-    frames = {f.t_us: f.image.astype(int) for f in camera.finish()}
+    frames = {f.t_us: f.image.astype(np.int16) for f in camera.finish()}
     rest = frames[shown.t_us]
     before = frames[frame_time(frame_at_or_after(shown.t_us, FPS) - 1, FPS)]
     after = frames[frame_time(frame_at_or_after(shown.t_us, FPS) + 1, FPS)]
@@ -154,7 +154,7 @@ def test_a_hand_comes_from_the_seat_side_and_is_gone_at_the_rest():
     assert not differs[0].any() and not differs[-1].any()
 
 
-def test_close_events_are_compressed_and_too_close_ones_put_off():
+def test_close_events_are_compressed_and_too_close_ones_put_off(recogniser):
     camera = TableCamera(4, np.random.default_rng(5))
     first = camera.lay(1_000_000, SUITED[0], 0)
     # 150 ms later (4 or 5 frames): two still frames, then a hand in and out in what is left.
@@ -164,8 +164,34 @@ def test_close_events_are_compressed_and_too_close_ones_put_off():
     late = camera.take(quick.t_us + 40_000, 2)
     assert late.asked_us == quick.t_us + 40_000
     assert late.t_us == frame_time(frame_at_or_after(quick.t_us, FPS) + 4, FPS)
-    got = watch(camera.finish(), camera.watcher_sides, Recogniser())
+    got = watch(camera.finish(), camera.watcher_sides, recogniser)
     assert seen_as(got) == shown_as(camera.shown)
+
+
+def test_a_rest_is_seen_as_soon_as_it_is_told(recogniser):
+    camera = TableCamera(2, np.random.default_rng(6))
+    shown = camera.lay(2_000_000, SUITED[0], 1)
+    rest = frame_at_or_after(shown.t_us, FPS)
+    # Nothing else told yet, but nothing to come can show a hand before two frames after the rest.
+    frames = list(camera.frames_ready(shown.t_us))
+    assert frames[-1].index == rest + 1
+    got = watch(frames, camera.watcher_sides, recogniser)
+    assert seen_as(got) == shown_as(camera.shown)
+    # An event told at that moment, however soon, comes after those frames.
+    soon = camera.lay(shown.t_us + 1, SUITED[1], 0)
+    assert soon.t_us == frame_time(rest + 4, FPS)
+
+
+def test_frames_until_needs_events_told_lead_us_ahead():
+    for ahead, ok in [(0, True), (2, False)]:
+        camera = TableCamera(3, np.random.default_rng(6))
+        camera.lay(1_000_000, SUITED[0], 0)
+        list(camera.frames_until(5_000_000 - camera.lead_us + ahead * 1e6 / FPS))
+        if ok:
+            assert camera.lay(5_000_000, SUITED[1], 1).t_us == 5_000_000  # its whole visit still to come
+        else:
+            with pytest.raises(ValueError, match="told too late"):
+                camera.lay(5_000_000, SUITED[1], 1)
 
 
 def test_mistakes_in_telling_are_refused():
@@ -175,17 +201,14 @@ def test_mistakes_in_telling_are_refused():
         camera.lay(1_900_000, SUITED[1], 1)
     with pytest.raises(ValueError, match="seat 5"):
         camera.take(2_100_000, 5)
-    list(camera.frames_until(3_000_000))
-    with pytest.raises(ValueError, match="told too late"):
-        camera.lay(2_900_000, SUITED[1], 1)
     with pytest.raises(ValueError, match="unknown side"):
         TableCamera({0: "north"}, np.random.default_rng(6))
 
 
-def test_a_take_of_an_empty_table_is_a_hand_that_comes_and_goes():
+def test_a_take_of_an_empty_table_is_a_hand_that_comes_and_goes(recogniser):
     camera = TableCamera(2, np.random.default_rng(7))
     camera.take(1_000_000, 1)
-    assert watch(camera.finish(), camera.watcher_sides, Recogniser()) == []
+    assert watch(camera.finish(), camera.watcher_sides, recogniser) == []
 
 
 @pytest.mark.parametrize(
