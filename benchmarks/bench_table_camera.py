@@ -44,7 +44,7 @@ SIZES = (((640, 480), 140), ((480, 360), 105), ((320, 240), 70))
 THEME = "anglo"
 TOLERANCE = 2  # frames: a lay this close to a rest counts as its lay (the stamp is reported apart)
 
-TableEvent = tuple[str, int, Card | None, int]  # (kind, t_us, card, seat)
+TableEvent = tuple[str, int, Card | None, int, int]  # (kind, t_us, card, seat, when it is told)
 
 
 def bot_game(players: int, seed: int, lays: int) -> list[TableEvent]:
@@ -59,15 +59,14 @@ def bot_game(players: int, seed: int, lays: int) -> list[TableEvent]:
             laid = next((r for r in play.rulings if type(r) is Laid), None)
             seat = laid.seat if laid is not None else event.seat
             if seat is not None:
-                events.append(("lay", event.t, event.card, seat))
+                events.append(("lay", event.t, event.card, seat, event.t))
         won = [r for r in play.rulings if type(r) is StackWon]
         if play.state.deferred is not None:
             won.append(play.state.deferred.won)
         for r in won:
             if (r.t, r.seat) not in taken:
                 taken.add((r.t, r.seat))
-                events.append(("take", r.t + pickup.randint(*PICKUP_US), None, r.seat))
-    events.sort(key=lambda e: e[1])  # a take comes after later lays; the sort is stable
+                events.append(("take", r.t + pickup.randint(*PICKUP_US), None, r.seat, event.t))
     return events
 
 
@@ -78,10 +77,13 @@ def bot_games(players: int, seed: int, lays: int) -> list[TableEvent]:
     while True:
         game = bot_game(players, seed, lays)
         if events:
-            offset = events[-1][1] + 2_000_000
-            if events[-1][0] == "lay":
-                events.append(("take", offset - 1_000_000, None, 0))
-            game = [(kind, t + offset, card, seat) for kind, t, card, seat in game]
+            end = max(e[1] for e in events)
+            if max(e[1] for e in events if e[0] == "lay") > max(
+                (e[1] for e in events if e[0] == "take"), default=0
+            ):
+                events.append(("take", end + 1_000_000, None, 0, end))  # the last game's stack
+            offset = end + 2_000_000
+            game = [(kind, t + offset, card, seat, told + offset) for kind, t, card, seat, told in game]
         for event in game:
             lays -= event[0] == "lay"
             events.append(event)
@@ -91,14 +93,15 @@ def bot_games(players: int, seed: int, lays: int) -> list[TableEvent]:
 
 
 def pulled(camera: TableCamera, events: list[TableEvent]) -> Iterator[tuple[int, Frame]]:
-    """The frames as a simulation pulls them, at each event's time those ready, then the event.
-    Each comes with how late it is: how far the simulation's clock had already passed its time
-    (the last event's time) when it was pulled, 0 when it came in time."""
+    """The frames as the demo's table would pull them: at each event's moment, the frames ready,
+    then the event (a take is told when the stack is won, for the moment it will be swept off).
+    Each frame comes with how late it is: how far the simulation's clock had already passed its
+    time when it was pulled (0 when it came in time)."""
     clock = 0
-    for kind, t, card, seat in events:
-        for frame in camera.frames_ready(t):
+    for kind, t, card, seat, told in events:
+        for frame in camera.frames_ready(told):
             yield max(0, clock - frame.t_us), frame
-        clock = t
+        clock = told
         if kind == "lay":
             assert card is not None
             camera.lay(t, card, seat)

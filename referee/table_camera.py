@@ -1,10 +1,10 @@
 """The simulator's camera for a whole game: what happens at the table in, camera frames out.
 
 `render.render_lay_sequence` renders one clip from a list of lays on its own
-timing. A game needs a camera that keeps running: `TableCamera` is told, in time
-order, each card laid (`lay`) and each stack taken (`take`), and renders frames
-on demand (`frames_until`), stamped ``t_us = round(k * 1e6 / fps)`` on one
-timeline from frame 0, with the table idle between hands.
+timing. A game needs a camera that keeps running: `TableCamera` is told each card
+laid (`lay`) and each stack taken (`take`), with its time, and renders frames on
+demand, stamped ``t_us = round(k * 1e6 / fps)`` on one timeline from frame 0, with
+the table still between hands.
 
 The timing rule. Each event is a *rest*: for a lay, the first frame with the card
 in place on the pile and the hand gone; for a take, the first frame with the table
@@ -16,10 +16,15 @@ every event that may reach back into it is known. There are two ways to pull the
 - ``frames_ready(t)``: every event before `t` has been told (a simulation calls it
   with its clock, before it tells the events at that time). It renders every frame
   that no event still to come can change: up to two frames past the last rest told
-  (no hand comes sooner, below), and up to `lead_us` before `t`. So the watcher sees
-  a lay's rest, and reports it, as soon as the lay has been told.
+  for `t` or earlier (no hand comes sooner, below), and up to `lead_us` before `t`.
+  So the watcher sees a lay's rest, and reports it, as soon as the lay is told.
 - ``frames_until(t)``: the frames stamped before `t`; every event before
   ``t + lead_us`` must have been told.
+
+Events may be told in any order, each before the frames its hand needs are pulled
+(an event told too late is refused): a take can be told when the stack is won, for
+the moment it will be swept off, and a lay told after it for an earlier time goes
+before it. Events told for the same time are shown in the order told.
 
 One hand at a time. A visit starts no earlier than two frames after the previous
 rest (the rest frame and one more still frame: the pile watcher's rest), so the
@@ -46,10 +51,10 @@ whole frame). Figures in docs/vision.md.
 
 from __future__ import annotations
 
+import bisect
 import math
-from collections import deque
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, NamedTuple
 
 import cv2
@@ -289,8 +294,8 @@ class TableCamera:
     withdrawal; `scatter` how far from the pile's centre a card lands, in card widths.
 
     Everything is drawn from `rng`: the table, the light, each seat's hand, and each lay's
-    landing place when it is told. The noise is a stream of its own, so the frames are the same
-    however the caller interleaves telling and pulling.
+    landing place when it is told. The noise is a stream of its own, so the same events told in
+    the same order give the same frames however the caller interleaves telling and pulling.
     """
 
     def __init__(
@@ -344,9 +349,9 @@ class TableCamera:
         self._leave = max(1, round(leave_s * self.fps))
         # Frames from a visit's first hand frame to its rest, and one more for the stamps' rounding.
         self.lead_us = math.ceil((self._carry + self._leave + 1) * 1e6 / self.fps)
-        self.shown: list[Shown] = []
-        self._visits: deque[_Visit] = deque()
-        self._last_rest = 0  # frame 0 is a rest: the empty table, before anything happens
+        self._shown: list[Shown] = []  # the rests of the visits rendered
+        self._visits: list[_Visit] = []  # the visits to render, in time order
+        self._done_rest = 0  # the last rendered visit's rest; frame 0 is one: the empty table
         self._next = 0  # the next frame to render
         self._scene = self._table.copy()  # the table and the pile, before light and lens
         self._pile = np.zeros((h, w), np.uint8)  # 255 where a card of the pile lies
@@ -367,7 +372,8 @@ class TableCamera:
 
     def lay(self, t_rest_us: int, card: Card, seat: int) -> Shown:
         """`seat` lays `card` on the pile; it is at rest, the hand gone, in the first frame at or
-        after `t_rest_us` (or later, see the module's timing rule). Returns that rest."""
+        after `t_rest_us` (or later, see the module's timing rule). Returns that rest as planned now
+        (an event told later for an earlier time can put it off: `shown` has it as shown)."""
         drop = self._centre + self._draw.normal(0, self.scatter * self.card_width, 2)
         angle = float(self._draw.uniform(-180, 180))
         swing = float(self._draw.uniform(-25, 25))
@@ -375,8 +381,14 @@ class TableCamera:
 
     def take(self, t_us: int, seat: int) -> Shown:
         """`seat` sweeps the pile off the table; the table is bare, the hand gone, in the first
-        frame at or after `t_us` (or later, see the module's timing rule). Returns that rest."""
+        frame at or after `t_us` (or later, see the module's timing rule). Returns that rest as
+        planned now, as `lay` does."""
         return self._plan("take", t_us, seat, None, self._centre, 0.0, 0.0)
+
+    @property
+    def shown(self) -> list[Shown]:
+        """Every rest told, in time order, as it is (or will be) shown."""
+        return self._shown + [visit.shown for visit in self._visits]
 
     def _plan(
         self,
@@ -390,27 +402,37 @@ class TableCamera:
     ) -> Shown:
         if seat not in self.sides:
             raise ValueError(f"seat {seat} has no side of the frame (seats: {sorted(self.sides)})")
-        if self.shown and t_us < self.shown[-1].asked_us:
-            raise ValueError(f"events come in time order: {t_us} us is before {self.shown[-1].asked_us} us")
-        whole = self._carry + self._leave
-        asked = frame_at_or_after(t_us, self.fps)
-        start = max(self._last_rest + SETTLE_FRAMES, asked - whole)  # its hand's first frame
-        if start < self._next:
+        # After the visits told for the same time or earlier; those after it are planned again.
+        i = bisect.bisect_right([v.shown.asked_us for v in self._visits], t_us)
+        shown = Shown(t_us, kind, seat, card, t_us)
+        new = _Visit(shown, self.sides[seat], 0, 0, 0, drop, angle, swing)
+        plans = self._schedule([new, *self._visits[i:]], self._visits[i - 1].rest if i else self._done_rest)
+        if plans[0][0] < self._next:
             raise ValueError(
                 f"told too late: the {kind} at {t_us} us may show its hand from "
-                f"{frame_time(start, self.fps)} us, and frames up to "
+                f"{frame_time(plans[0][0], self.fps)} us, and frames up to "
                 f"{frame_time(self._next - 1, self.fps)} us are out (pull frames_ready, or lead_us behind)"
             )
-        rest = max(asked, start + MIN_VISIT_FRAMES)
-        frames = rest - start
-        carry = self._carry
-        if frames < whole:  # compressed in proportion, at least one frame each
-            carry = min(frames - 1, max(1, round(frames * self._carry / (self._carry + self._leave))))
-        shown = Shown(frame_time(rest, self.fps), kind, seat, card, t_us)
-        self._visits.append(_Visit(shown, self.sides[seat], start, rest, carry, drop, angle, swing))
-        self._last_rest = rest
-        self.shown.append(shown)
-        return shown
+        self._visits.insert(i, new)
+        for visit, (start, rest, carry) in zip(self._visits[i:], plans, strict=True):
+            visit.start, visit.rest, visit.carry = start, rest, carry
+            visit.shown = replace(visit.shown, t_us=frame_time(rest, self.fps))
+        return new.shown
+
+    def _schedule(self, visits: list[_Visit], rest: int) -> list[tuple[int, int, int]]:
+        """(start, rest, carry-in frames) of each visit, one after another after a rest at `rest`."""
+        whole = self._carry + self._leave
+        plans = []
+        for visit in visits:
+            asked = frame_at_or_after(visit.shown.asked_us, self.fps)
+            start = max(rest + SETTLE_FRAMES, asked - whole)  # its hand's first frame
+            rest = max(asked, start + MIN_VISIT_FRAMES)
+            frames = rest - start
+            carry = self._carry
+            if frames < whole:  # compressed in proportion, at least one frame each
+                carry = min(frames - 1, max(1, round(frames * self._carry / whole)))
+            plans.append((start, rest, carry))
+        return plans
 
     # Rendering -------------------------------------------------------------------------------
 
@@ -427,18 +449,25 @@ class TableCamera:
         event before `told_until_us` has been told. An event to come starts its visit two frames
         after the last rest told at the earliest, and `carry_s` + `leave_s` before its own rest."""
         whole = self._carry + self._leave
-        ready = max(self._last_rest + SETTLE_FRAMES, frame_at_or_after(told_until_us, self.fps) - whole)
+        # An event still to come is told for `told_until_us` or later: it goes after these.
+        told = [v.rest for v in self._visits if v.shown.asked_us <= told_until_us]
+        last_rest = told[-1] if told else self._done_rest
+        ready = max(last_rest + SETTLE_FRAMES, frame_at_or_after(told_until_us, self.fps) - whole)
         return self.frames_until(frame_time(ready, self.fps))
 
     def finish(self, tail_s: float = 0.2) -> Iterator[Frame]:
         """Nothing more happens: the frames through the last rest and `tail_s` after it."""
-        end = max(self._last_rest, self._next) + math.ceil(tail_s * self.fps)
+        last_rest = self._visits[-1].rest if self._visits else self._done_rest
+        end = max(last_rest, self._next) + math.ceil(tail_s * self.fps)
         return self.frames_until(frame_time(end, self.fps) + 1)
 
     def _render(self, k: int) -> np.ndarray:
         visit = self._visits[0] if self._visits else None
         if visit is not None and k >= visit.rest:
-            self._visits.popleft()  # let go on its first frame out: the scene is already the rest's
+            # Let go on its first frame out: the scene is already the rest's.
+            done = self._visits.pop(0)
+            self._shown.append(done.shown)
+            self._done_rest = done.rest
             visit = None
         if visit is None or k < visit.start:
             return self._still(self._next_variant())
