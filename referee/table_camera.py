@@ -21,10 +21,12 @@ every event that may reach back into it is known. There are two ways to pull the
 - ``frames_until(t)``: the frames stamped before `t`; every event before
   ``t + lead_us`` must have been told.
 
-Events may be told in any order, each before the frames its hand needs are pulled
-(an event told too late is refused): a take can be told when the stack is won, for
-the moment it will be swept off, and a lay told after it for an earlier time goes
-before it. Events told for the same time are shown in the order told.
+Events may be told in any order: a take can be told when the stack is won, for the
+moment it will be swept off, and a lay told after it for an earlier time goes
+before it. Events told for the same time are shown in the order told. An event
+told after frames its hand needed have gone out (the engine can rule a snap's
+stack won a second or more after the press) is shown as soon as it can be: its
+hand in the frames left, its rest put off if need be.
 
 One hand at a time. A visit starts no earlier than two frames after the previous
 rest (the rest frame and one more still frame: the pile watcher's rest), so the
@@ -402,37 +404,25 @@ class TableCamera:
     ) -> Shown:
         if seat not in self.sides:
             raise ValueError(f"seat {seat} has no side of the frame (seats: {sorted(self.sides)})")
-        # After the visits told for the same time or earlier; those after it are planned again.
-        i = bisect.bisect_right([v.shown.asked_us for v in self._visits], t_us)
-        shown = Shown(t_us, kind, seat, card, t_us)
-        new = _Visit(shown, self.sides[seat], 0, 0, 0, drop, angle, swing)
-        plans = self._schedule([new, *self._visits[i:]], self._visits[i - 1].rest if i else self._done_rest)
-        if plans[0][0] < self._next:
-            raise ValueError(
-                f"told too late: the {kind} at {t_us} us may show its hand from "
-                f"{frame_time(plans[0][0], self.fps)} us, and frames up to "
-                f"{frame_time(self._next - 1, self.fps)} us are out (pull frames_ready, or lead_us behind)"
-            )
+        # After the visits told for the same time or earlier, and after the one on screen, if any;
+        # those after it are planned again (none of their frames is out yet).
+        on = 1 if self._visits and self._visits[0].start < self._next else 0
+        i = on + bisect.bisect_right([v.shown.asked_us for v in self._visits[on:]], t_us)
+        new = _Visit(Shown(t_us, kind, seat, card, t_us), self.sides[seat], 0, 0, 0, drop, angle, swing)
         self._visits.insert(i, new)
-        for visit, (start, rest, carry) in zip(self._visits[i:], plans, strict=True):
-            visit.start, visit.rest, visit.carry = start, rest, carry
+        rest = self._visits[i - 1].rest if i else self._done_rest
+        whole = self._carry + self._leave
+        for visit in self._visits[i:]:
+            asked = frame_at_or_after(visit.shown.asked_us, self.fps)
+            # Its hand's first frame: after the last rest's still frames, and not among frames out.
+            visit.start = max(rest + SETTLE_FRAMES, asked - whole, self._next)
+            visit.rest = rest = max(asked, visit.start + MIN_VISIT_FRAMES)
+            frames = rest - visit.start
+            visit.carry = self._carry
+            if frames < whole:  # compressed in proportion, at least one frame each
+                visit.carry = min(frames - 1, max(1, round(frames * self._carry / whole)))
             visit.shown = replace(visit.shown, t_us=frame_time(rest, self.fps))
         return new.shown
-
-    def _schedule(self, visits: list[_Visit], rest: int) -> list[tuple[int, int, int]]:
-        """(start, rest, carry-in frames) of each visit, one after another after a rest at `rest`."""
-        whole = self._carry + self._leave
-        plans = []
-        for visit in visits:
-            asked = frame_at_or_after(visit.shown.asked_us, self.fps)
-            start = max(rest + SETTLE_FRAMES, asked - whole)  # its hand's first frame
-            rest = max(asked, start + MIN_VISIT_FRAMES)
-            frames = rest - start
-            carry = self._carry
-            if frames < whole:  # compressed in proportion, at least one frame each
-                carry = min(frames - 1, max(1, round(frames * self._carry / whole)))
-            plans.append((start, rest, carry))
-        return plans
 
     # Rendering -------------------------------------------------------------------------------
 
@@ -451,7 +441,7 @@ class TableCamera:
         whole = self._carry + self._leave
         # An event still to come is told for `told_until_us` or later: it goes after these.
         told = [v.rest for v in self._visits if v.shown.asked_us <= told_until_us]
-        last_rest = told[-1] if told else self._done_rest
+        last_rest = max(told, default=self._done_rest)
         ready = max(last_rest + SETTLE_FRAMES, frame_at_or_after(told_until_us, self.fps) - whole)
         return self.frames_until(frame_time(ready, self.fps))
 

@@ -204,16 +204,41 @@ def test_a_rest_is_seen_as_soon_as_it_is_told(recogniser):
     assert soon.t_us == frame_time(rest + 4, FPS)
 
 
+def hand_frames(camera: TableCamera, frames: list[Frame], rest: int) -> int:
+    """How many of the 20 frames before `rest` show the hand: they differ from the first of them, the
+    table still before it (a camera without light, noise or JPEG: still frames are alike)."""
+    images = {f.index: f.image for f in frames}
+    return sum(not np.array_equal(images[k], images[rest - 20]) for k in range(rest - 20, rest))
+
+
 def test_frames_until_needs_events_told_lead_us_ahead():
-    for ahead, ok in [(0, True), (2, False)]:
-        camera = TableCamera(3, np.random.default_rng(6))
+    still = {"noise": 0, "jpeg_quality": None, "lighting": 0}
+    for ahead, hand in [(0, 14), (2, 13), (20, 2)]:  # frames pulled beyond lead_us
+        camera = TableCamera(3, np.random.default_rng(6), **still)
         camera.lay(1_000_000, SUITED[0], 0)
-        list(camera.frames_until(5_000_000 - camera.lead_us + ahead * 1e6 / FPS))
-        if ok:
-            assert camera.lay(5_000_000, SUITED[1], 1).t_us == 5_000_000  # its whole visit still to come
-        else:
-            with pytest.raises(ValueError, match="told too late"):
-                camera.lay(5_000_000, SUITED[1], 1)
+        frames = list(camera.frames_until(5_000_000 - camera.lead_us + ahead * 1e6 / FPS))
+        # A whole visit (carry_s + leave_s: 14 frames) while told lead_us ahead; fewer frames after.
+        shown = camera.lay(5_000_000, SUITED[1], 1)
+        frames += camera.finish()
+        rest = frame_at_or_after(5_000_000, FPS) + max(0, ahead - 13)  # put off under 2 frames left
+        assert frame_at_or_after(shown.t_us, FPS) == rest
+        assert hand_frames(camera, frames, rest) == hand
+
+
+def test_an_event_told_too_late_is_shown_as_soon_as_it_can_be(recogniser):
+    camera = TableCamera(3, np.random.default_rng(11))
+    camera.lay(2_000_000, SUITED[0], 0)
+    camera.lay(3_000_000, SUITED[1], 1)
+    frames = list(camera.frames_until(2_900_000))  # the second lay's hand is on screen
+    camera.take(2_500_000, 2)  # a stack won at a moment already past
+    frames += camera.finish()
+    assert [(s.kind, s.asked_us) for s in camera.shown] == [
+        ("lay", 2_000_000),
+        ("lay", 3_000_000),
+        ("take", 2_500_000),
+    ]
+    assert camera.shown[-1].t_us == frame_time(frame_at_or_after(3_000_000, FPS) + 4, FPS)
+    assert seen_as(watch(frames, camera.watcher_sides, recogniser)) == shown_as(camera.shown)
 
 
 def test_mistakes_in_telling_are_refused():
