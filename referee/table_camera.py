@@ -352,7 +352,7 @@ class TableCamera:
         # Frames from a visit's first hand frame to its rest, and one more for the stamps' rounding.
         self.lead_us = math.ceil((self._carry + self._leave + 1) * 1e6 / self.fps)
         self._shown: list[Shown] = []  # the rests of the visits rendered
-        self._visits: list[_Visit] = []  # the visits to render, in time order
+        self._visits: list[_Visit] = []  # the visits to render, in the order they will be shown
         self._done_rest = 0  # the last rendered visit's rest; frame 0 is one: the empty table
         self._next = 0  # the next frame to render
         self._scene = self._table.copy()  # the table and the pile, before light and lens
@@ -389,7 +389,7 @@ class TableCamera:
 
     @property
     def shown(self) -> list[Shown]:
-        """Every rest told, in time order, as it is (or will be) shown."""
+        """Every rest told, in the order shown, as it is (or will be) shown."""
         return self._shown + [visit.shown for visit in self._visits]
 
     def _plan(
@@ -436,8 +436,9 @@ class TableCamera:
 
     def frames_ready(self, told_until_us: int) -> Iterator[Frame]:
         """Every frame not rendered yet that no event still to be told can change, given that every
-        event before `told_until_us` has been told. An event to come starts its visit two frames
-        after the last rest told at the earliest, and `carry_s` + `leave_s` before its own rest."""
+        event before `told_until_us` has been told: an event to come starts its visit two frames
+        after the last rest told for that time or earlier at the soonest, and `carry_s` + `leave_s`
+        before its own rest."""
         whole = self._carry + self._leave
         # An event still to come is told for `told_until_us` or later: it goes after these.
         told = [v.rest for v in self._visits if v.shown.asked_us <= told_until_us]
