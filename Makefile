@@ -20,6 +20,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench_vision.py
 	$(BIN)/python benchmarks/bench_service.py
 	$(BIN)/python benchmarks/bench_kiosk.py
+	$(BIN)/python benchmarks/bench_table_camera.py
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
