@@ -128,7 +128,7 @@ class Shown:
     seat: int
     card: Card | None  # the card laid; None for a take
     asked_us: int  # the time the caller asked for; t_us is the first frame at or after it, or later
-    # when the previous rest was too close (see the module's timing rule)
+    # when the previous rest was too close or the event was told too late (the module's timing rule)
 
 
 class _Shadow(NamedTuple):
