@@ -116,6 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
         "0 = at once (the default with --headless)",
     )
     p.add_argument("--headless", action="store_true", help="no kiosk page: the terminal only")
+    p.add_argument(
+        "--no-camera",
+        action="store_true",
+        help="the cards reach the referee as reported lays, not through rendered camera frames (faster)",
+    )
     p.add_argument("--forever", action="store_true", help="deal again after each win (Ctrl-C stops)")
     p.add_argument(
         "--port",

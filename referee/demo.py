@@ -23,7 +23,7 @@ from hardware.clock import Clock, MonotonicClock
 
 from .bots import START_US, VirtualTable
 from .config import default_data_dir
-from .demo_table import DemoTable
+from .demo_table import CameraStage, DemoTable
 from .engine import MAX_PLAYERS, MIN_PLAYERS
 from .errors import UserError
 from .events import Event
@@ -264,12 +264,19 @@ def _play(
         shown = MirroredSignals(signals, lights.on_change(live))
         return shown if kiosk is None else MirroredSignals(shown, kiosk.hub)
 
+    def refused(event: Event, why: str) -> None:
+        console.print(
+            Text(f"{clock_text(event.t)}  camera: {why}: not judged (a misreading)", style="yellow")
+        )
+
     demo = DemoTable(
         table,
+        stage=None if args.no_camera else CameraStage(len(names), table.seed),
         rulings=lambda batch, after: [sink(batch, after) for sink in sinks],
         judged=[recorder],
         state=point.state,
         mirror=mirror,
+        refused=refused,
     )
 
     def ended(final: State) -> None:

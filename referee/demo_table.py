@@ -34,7 +34,7 @@ from hardware.signals import SignalPlayer, TableSignals
 from .announcer import Announcer
 from .bots import Play, VirtualTable
 from .cards import Card
-from .events import Event, Lay, Snap
+from .events import Event, Lay, Snap, Wait
 from .loop import EventSink, TableLoop
 from .pipeline import CALLBACK_LAG_US, press_edges
 from .rulings import Laid, Ruling, StackWon
@@ -44,7 +44,8 @@ CAMERA_LAG_US = (30_000, 150_000)  # rest to report: a few frames and a reading
 PICKUP_US = (300_000, 700_000)  # a won stack is swept off the table this long after the win
 LOOKAHEAD_US = 2_000_000  # how far ahead the stage hears of the table (a camera's hand and pickups)
 HOLD_US = 100_000  # a press is let go before the finger can press again (REPRESS_US)
-LATENCIES_US = {"buttons": CALLBACK_LAG_US[1] + 10_000, "camera": 400_000}
+READ_US = 15_000  # a frame's reading, from the frame to the lay reported
+LATENCIES_US = {"buttons": CALLBACK_LAG_US[1] + 10_000, "camera": 700_000}  # a doubtful reading waits ~0.5 s
 
 
 class LayStage(Protocol):
@@ -91,6 +92,58 @@ class LayQueue:
         return self.reports(1 << 62)
 
 
+class CameraStage:
+    """The camera stage with the camera: the simulator's table camera renders the game (hands
+    coming in from each seat's side, cards landing, stacks swept away) and the pile watcher
+    and the recogniser read the frames, as `referee watch` does. A lay is delivered when the
+    frame that showed it at rest has been read."""
+
+    def __init__(self, players: int, seed: int) -> None:
+        import numpy as np
+
+        from .recognise import Recogniser
+        from .table_camera import TableCamera
+        from .watcher import PileWatcher
+
+        self.camera = TableCamera(players, np.random.default_rng(seed))
+        recogniser = Recogniser()
+        self.seen: set[str] = set()  # cards laid since the stack was last cleared: unlikely again
+        self.watcher = PileWatcher(
+            lambda image, mask: recogniser.recognise(image, mask, frozenset(self.seen)),
+            self.camera.watcher_sides,
+        )
+
+    def lay(self, t_rest: int, card: Card, seat: int, seen_seat: int | None) -> None:
+        self.camera.lay(t_rest, card, seat)
+
+    def take(self, t: int, seat: int) -> None:
+        self.camera.take(t, seat)
+
+    def reports(self, until: int) -> Iterator[tuple[int, Event]]:
+        return self._read(self.camera.frames_until(until))
+
+    def close(self) -> Iterator[tuple[int, Event]]:
+        yield from self._read(self.camera.finish())
+        yield from self._events(self.watcher.finish(), None)
+
+    def _read(self, frames: Iterator[Any]) -> Iterator[tuple[int, Event]]:
+        for frame in frames:
+            yield from self._events(self.watcher.feed(frame), frame.t_us)
+
+    def _events(self, found: Any, at: int | None) -> Iterator[tuple[int, Event]]:
+        """The watcher's findings as the referee's events, each delivered once its frame is read."""
+        from .watcher import WatchLay
+
+        for item in found:
+            delivery = (at if at is not None else item.t_us) + READ_US
+            if type(item) is WatchLay:
+                self.seen.add(item.card.code)
+                yield delivery, Lay(item.t_us, item.card, item.seat)
+            else:
+                self.seen.clear()
+                yield delivery, Wait(item.t_us)
+
+
 RulingBatch = Callable[[list[Ruling], State], Any]
 
 
@@ -106,6 +159,7 @@ class DemoTable:
         state: State | None = None,
         clock: VirtualClock | None = None,
         mirror: Callable[[Any], Any] | None = None,
+        refused: Callable[[Event, str], Any] | None = None,
     ) -> None:
         """`mirror`: wraps the table's lights and buzzer (the kiosk page shows them too)."""
         self.table = table
@@ -129,6 +183,7 @@ class DemoTable:
             signals=[self.player.announce],
             debouncer=self.debouncer,
             judged=judged or [],
+            refused=refused,
         )
         self.buttons = SnapButtons(self.wiring.buttons, self.loop.put_edge, pin_factory=self.factory)
         self.pins = [button.pin for button in self.buttons.buttons]

@@ -56,6 +56,7 @@ class TableLoop:
         debouncer: Debouncer | None = None,
         timer_waits: bool = True,
         judged: Iterable[EventSink] = (),
+        refused: Callable[[Event, str], Any] | None = None,
     ) -> None:
         self.state = state
         self.latencies = dict(latencies_us)  # open sources only
@@ -63,6 +64,9 @@ class TableLoop:
         # Each event the engine accepted, with its tag, before any of its rulings go out: the
         # journal writes it here, so no ruling is ever announced for an event it could lose.
         self.event_sinks = list(judged)
+        # Live, a card the engine refuses (a misreading: "7H is already on the stack") must not
+        # stop the table: with `refused` it is told there and skipped. Without it, EventError.
+        self.refused = refused
         self.trouble_sinks = list(troubles)
         # Lights and sound: rulings as soon as the outcome is known. A snap win is final
         # at the press, but its ruling waits up to a race window for its margin; the
@@ -159,6 +163,9 @@ class TableLoop:
         try:
             self.state, rulings = step(self.state, event)
         except IllegalEvent as e:
+            if self.refused is not None:
+                self.refused(event, str(e))
+                return
             raise EventError(str(e), tag) from None
         for sink in self.event_sinks:
             sink(event, tag)

@@ -317,8 +317,18 @@ def _judge_live(
     if kiosk is not None:
         troubles.append(kiosk.hub.trouble)
         rulings.append(lambda r: kiosk.hub.add(r, loop.state))  # the loop's state is the one after r
+
+    def refused(event: Event, why: str) -> None:
+        note(f"camera: {why}: not judged (a misreading, or the card was moved)")
+
     loop = TableLoop(
-        state, sources, rulings=rulings, signals=[player.announce], troubles=troubles, judged=[recorder]
+        state,
+        sources,
+        rulings=rulings,
+        signals=[player.announce],
+        troubles=troubles,
+        judged=[recorder],
+        refused=refused if script is None else None,  # a script's bad line is the script's error
     )
     if kiosk is not None:
         kiosk.commands.loop = loop
