@@ -278,7 +278,7 @@ def test_demo_rulings_equal_what_adjudicate_rules_on_its_script(tmp_path, capsys
     "argv", [[], ["--players", "2"], ["--players", "8"]], ids=lambda a: " ".join(a) or "defaults"
 )
 def test_demo_plays_a_whole_game_names_the_winner_and_shows_the_summary(capsys, argv):
-    status, out, err = run(capsys, "demo", "--headless", *argv)
+    status, out, err = run(capsys, "demo", "--headless", "--no-camera", *argv)
     assert status == 0 and err == ""
     assert "wins after" in out
     assert "Summary" in out
@@ -293,7 +293,7 @@ def test_demo_with_too_few_or_too_many_players_is_a_one_line_error(capsys, playe
 
 
 def test_demo_stopped_by_the_cap_exits_1_and_says_stopped(capsys):
-    status, out, _ = run(capsys, "demo", "--headless", "--cap", "5")
+    status, out, _ = run(capsys, "demo", "--headless", "--no-camera", "--cap", "5")
     assert status == 1
     assert "Stopped after 5 lays" in out
     assert "wins after" not in out
@@ -302,13 +302,18 @@ def test_demo_stopped_by_the_cap_exits_1_and_says_stopped(capsys):
 def test_demo_serves_the_kiosk_page_while_the_game_runs_and_a_busy_port_is_one_line(capsys):
     import socket
 
-    status, out, err = run(capsys, "demo", "--speed", "0", "--port", "0", "--seed", "2")
-    assert status == 0 and err == "" and "Kiosk page: http://127.0.0.1:" in out and "WINS THE GAME" in out
+    status, out, err = run(capsys, "demo", "--speed", "0", "--port", "0", "--seed", "2", "--cap", "40")
+    assert (
+        status == 1
+        and err == ""
+        and "Kiosk page: http://127.0.0.1:" in out
+        and "Stopped after 40 lays" in out
+    )
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        status, out, err = run(capsys, "demo", "--speed", "0", "--port", str(port))
+        status, out, err = run(capsys, "demo", "--speed", "0", "--no-camera", "--port", str(port))
     assert (
         status == 2
         and err == f"port {port} on 127.0.0.1 is in use (another port: --port N; no kiosk page: --headless)\n"

@@ -28,6 +28,7 @@ def demo_args(**given):
         "headless": True,
         "port": 0,
         "forever": False,
+        "no_camera": True,
     }
     return argparse.Namespace(**(args | given))
 
@@ -160,3 +161,22 @@ def test_the_terminal_shows_the_lights_and_the_buzzer_as_the_table_sets_them():
     sink.signal("buzzer", None)
     sink.signal("status", (0.0, 0.0, 0.0))
     assert lights.__rich__().plain.endswith("status □  buzzer —")
+
+
+def test_through_the_camera_the_referee_sees_every_card_and_rules_as_the_table_played():
+    """The table camera renders the game, the pile watcher and the recogniser read it: the
+    rulings are the game's own, but for times on the camera's frame grid."""
+    from referee.demo_table import CameraStage
+
+    def strip(ruling):
+        return {k: v for k, v in ruling.to_json().items() if k != "t"}
+
+    truth = [strip(r) for play in VirtualTable(players=3, seed=2, cap=60).play() for r in play.rulings]
+    heard, refused = [], []
+    DemoTable(
+        VirtualTable(players=3, seed=2, cap=60),
+        stage=CameraStage(3, 2),
+        rulings=lambda batch, _state: heard.extend(strip(r) for r in batch),
+        refused=lambda event, why: refused.append(why),
+    ).run()
+    assert refused == [] and heard == truth
