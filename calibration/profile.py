@@ -1,0 +1,144 @@
+"""The table's calibration profile: one versioned file the wizard writes and the referee reads.
+
+One `.npz` file holds everything the wizard learnt: the camera (frame size, the pile's
+area, the exposure and focus it locked), the seats' sides of the picture, the buttons'
+pins, and the deck (its name and the face model `referee calibrate deck` learns), with
+the date. The deck's arrays are stored under the keys `referee.recognise.Profile` reads,
+so the same file is also a deck profile: `referee watch --profile FILE` takes it as is.
+
+Written atomically: a temporary file in the same folder, flushed and synced, then renamed
+over the old one, and the folder synced. An interrupted wizard never leaves a half file;
+the previous profile stays as it was. Progress is kept the same way in `FILE.partial`
+(the steps done so far), so a wizard stopped by Ctrl-C or a power cut resumes there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from referee.errors import UserError
+from referee.recognise import PROFILE_VERSION, Profile
+
+TABLE_PROFILE_VERSION = 1
+STEPS = ("camera", "seats", "deck", "buttons")  # the wizard's steps that write to the profile
+FILE_NAME = "table-profile.npz"
+
+
+class TableProfileError(UserError):
+    """A table profile that cannot be read or written; str() is one line naming the file."""
+
+
+def default_profile_path() -> Path:
+    """Where the wizard keeps the profile: /etc/referee for the service (when it is writable
+    or already holds one), else the user's XDG config folder."""
+    system = Path("/etc/referee")
+    if (system / FILE_NAME).exists() or (system.is_dir() and os.access(system, os.W_OK)):
+        return system / FILE_NAME
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "referee" / FILE_NAME
+
+
+@dataclass(frozen=True)
+class TableProfile:
+    """What the wizard has learnt so far. Each part is None until its step is done."""
+
+    created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    camera: dict[str, Any] | None = None  # source, size, pile box, exposure/focus locked
+    seats: dict[str, int] | None = None  # picture side -> seat
+    deck_name: str | None = None
+    deck: Profile | None = None
+    buttons: dict[str, Any] | None = None  # the wiring, as calibration.wiring.Wiring.to_dict()
+    done: tuple[str, ...] = ()  # steps finished, in order
+
+    def with_step(self, step: str, **parts: Any) -> TableProfile:
+        """This profile with `step` done and its parts set (a new value: profiles are values)."""
+        done = self.done if step in self.done else (*self.done, step)
+        return replace(self, done=done, **parts)
+
+    def meta(self) -> dict[str, Any]:
+        return {
+            "version": TABLE_PROFILE_VERSION,
+            "created": self.created,
+            "camera": self.camera,
+            "seats": self.seats,
+            "deck_name": self.deck_name,
+            "buttons": self.buttons,
+            "done": list(self.done),
+        }
+
+
+def save(profile: TableProfile, path: str | os.PathLike[str]) -> None:
+    """Write `profile` to `path` atomically: the old file, if any, stays until the new one is whole."""
+    target = Path(path)
+    arrays: dict[str, np.ndarray] = {"table": np.array(json.dumps(profile.meta()))}
+    if profile.deck is not None:
+        arrays |= {"version": np.array(PROFILE_VERSION), "faces": profile.deck.faces}
+        arrays["face_codes"] = profile.deck.face_codes
+        if profile.deck.aspect is not None:
+            arrays["aspect"] = np.array(profile.deck.aspect)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(temporary, "wb") as f:
+            np.savez_compressed(f, **arrays)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temporary, target)
+        _sync_folder(target.parent)
+    except OSError as e:
+        temporary.unlink(missing_ok=True)
+        raise TableProfileError(f"{target}: cannot write the profile: {e.strerror or e}") from None
+
+
+def _sync_folder(folder: Path) -> None:
+    # The rename is only durable once the folder's entry is on the disk too.
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def load(path: str | os.PathLike[str]) -> TableProfile:
+    """Read a table profile; TableProfileError (one line naming the file) if it cannot be used."""
+    source = Path(path)
+    try:
+        with np.load(source, allow_pickle=False) as data:
+            if "table" not in data.files:
+                raise TableProfileError(f"{source}: a deck profile, not a table profile (no table part)")
+            meta = json.loads(str(data["table"]))
+            version = meta.get("version")
+            if version != TABLE_PROFILE_VERSION:
+                raise TableProfileError(
+                    f"{source}: table profile version {version}, this referee reads {TABLE_PROFILE_VERSION}"
+                )
+            deck = Profile.load(source) if "faces" in data.files else None
+    except TableProfileError:
+        raise
+    except FileNotFoundError:
+        raise TableProfileError(f"{source}: no such profile (run `referee calibrate`)") from None
+    except Exception as e:  # zip, JSON, key and value errors all mean a damaged file here
+        raise TableProfileError(f"{source}: not a table profile ({type(e).__name__}: {e})") from None
+    done = tuple(s for s in meta.get("done", []) if s in STEPS)
+    return TableProfile(
+        created=str(meta.get("created", "")),
+        camera=meta.get("camera"),
+        seats=meta.get("seats"),
+        deck_name=meta.get("deck_name"),
+        deck=deck,
+        buttons=meta.get("buttons"),
+        done=done,
+    )
+
+
+def partial_path(path: str | os.PathLike[str]) -> Path:
+    """Where an unfinished wizard keeps its progress beside the profile."""
+    target = Path(path)
+    return target.with_name(target.name + ".partial")
