@@ -133,7 +133,12 @@ def cmd_watch(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_calibrate_deck(args: argparse.Namespace, out: TextIO) -> int:
-    """Learn a deck from one camera frame per card, named by code (QS.png, 10H.jpg)."""
+    """Learn a deck from one camera frame per card, named by code (QS.png, 10H.jpg), or
+    interactively: the wizard's deck step at the camera (or the simulated table)."""
+    if args.images is None:
+        return _calibrate_deck_step(args, out)
+    if args.out is None:
+        raise UserError("--images needs --out PROFILE: where to write the deck profile")
     from .recognise import Profile
     from .render import load_card_images
 
@@ -157,6 +162,52 @@ def cmd_calibrate_deck(args: argparse.Namespace, out: TextIO) -> int:
     missing = 53 - len(images)
     out.write(f"learned {len(learnt)} of {len(images)} card images into {args.out}")
     out.write(f" ({missing} of 52 cards and the joker not given)\n" if missing > 0 else "\n")
+    return 0
+
+
+def _calibrate_deck_step(args: argparse.Namespace, out: TextIO) -> int:
+    """`calibrate deck --camera SOURCE | --sim`: each card asked for, laid, read, learnt, checked."""
+    import random
+
+    from calibration.profile import default_profile_path
+    from calibration.sim_table import SimTable
+    from calibration.steps_deck import DeckStep
+    from calibration.wizard import drive_live, drive_sim, save_progress, seconds, start_profile
+    from hardware.camera import SourceError, open_source
+
+    from .recognise import Recogniser
+
+    path = Path(args.out) if args.out else default_profile_path()
+    profile = start_profile(path, args.restart)
+
+    def show(prompt: Any) -> None:
+        out.write(prompt.text + "\n")
+        out.flush()
+
+    import time
+
+    started = time.perf_counter()
+    step = DeckStep(Recogniser(), random.Random(args.seed), quick=args.quick)
+    if args.sim:
+        table = SimTable(args.seed)
+        drive_sim(step, table, show)
+        took = f"{table.now / 1e6:.0f} s at the simulated table's pace ({seconds(started):.1f} s here)"
+    else:
+        try:
+            source = open_source(args.camera)
+        except SourceError as e:
+            raise UserError(str(e)) from None
+        with source:
+            drive_live(step, iter(source), input, show)
+        took = f"{seconds(started):.0f} s"
+    result = step.result()
+    profile = profile.with_step("deck", deck_name=args.name, deck=result.profile)
+    partial = path.with_name(path.name + ".partial")
+    save_progress(profile, path, finished=not partial.exists())
+    out.write(
+        f"deck {args.name!r}: {len(result.learnt)} cards learnt, self-check {result.accuracy:.0%} "
+        f"({len(result.checked)} cards), in {took}; saved to {partial if partial.exists() else path}\n"
+    )
     return 0
 
 
@@ -195,6 +246,18 @@ def add_commands(sub: Any) -> None:
         help="learn a deck from one image per card",
         description="Learn a deck from one camera frame per card, each named by its code (QS.png, 10H.jpg).",
     )
-    d.add_argument("--images", required=True, metavar="DIR", help="one image per card, named by code")
-    d.add_argument("--out", required=True, metavar="PROFILE", help="where to write the profile (.npz)")
+    how = d.add_mutually_exclusive_group(required=True)
+    how.add_argument("--images", metavar="DIR", help="one image per card, named by code")
+    how.add_argument("--camera", metavar="SOURCE", help="interactively, at this camera (camera, 0, a video)")
+    how.add_argument("--sim", action="store_true", help="interactively, at the simulated table")
+    d.add_argument(
+        "--out",
+        metavar="PROFILE",
+        help="where to write the profile (.npz); interactively, the table profile "
+        "(default: /etc/referee or the XDG config folder's table-profile.npz)",
+    )
+    d.add_argument("--quick", action="store_true", help="interactively: only the court cards and aces")
+    d.add_argument("--name", default="my deck", help="the deck's name in the table profile")
+    d.add_argument("--seed", type=int, default=1, help="seeds the self-check's draw and the simulated table")
+    d.add_argument("--restart", action="store_true", help="forget an unfinished wizard's progress")
     d.set_defaults(run=cmd_calibrate_deck)

@@ -1,0 +1,206 @@
+"""The wizard's deck step: each card laid in the middle in turn, learnt, then a self-check.
+
+The step has no I/O of its own. The wizard (terminal or kiosk page) shows `prompt()`,
+feeds it camera frames (`feed_frame`) and the user's answers (`answer`), and stops when
+`done`. The same object serves the terminal, the kiosk page and the simulated table.
+
+What it asks:
+
+1. "Lay the 7 of hearts face up in the middle (18 of 52)". The pile watcher sees the
+   card come to rest, and the built-in recogniser reads it.
+   - The card asked: its frame is kept. "Good. Pick it up."
+   - Another card, read surely: "That is the 7 of clubs. Pick it up and lay the 7 of hearts."
+   - A doubtful reading: "I could not read it well. Pick it up and lay it again." A second
+     doubtful reading asks "Is it the 7 of hearts? (y/n)": a deck the built-in model reads
+     poorly is what calibration is for, so the user's word settles it.
+2. Once every card is in, the deck's model is learnt from the frames (`Profile.learn`).
+3. The self-check: 10 cards drawn at random are laid again, and read with the new model.
+   Each is read once and counted right or wrong, and the accuracy is reported.
+
+Quick mode asks only the court cards and the aces (16 cards). The built-in model reads
+pips and indices well on most decks; the faces are where a deck differs most.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from referee.cards import SUITED, Card
+from referee.recognise import Profile, Recogniser
+from referee.watcher import PileWatcher, WatchLay
+
+SURE = 0.8  # a reading this confident of another card: the user laid the wrong one
+DOUBT = 0.5  # below this, the reading of the card asked is doubtful
+CHECKS = 10
+RANK_WORDS = {"A": "ace", "J": "jack", "Q": "queen", "K": "king"}
+SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+QUICK_RANKS = ("A", "J", "Q", "K")
+
+
+def card_words(card: Card) -> str:
+    """'7 of hearts', 'queen of spades'."""
+    rank = card.code[:-1]
+    return f"{RANK_WORDS.get(rank, rank)} of {SUIT_WORDS[card.code[-1]]}"
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """What the wizard shows now, and what the step waits for."""
+
+    text: str
+    waits: str  # "card" (frames), "clear" (frames, the table bare again), "answer" (y/n), "nothing"
+    progress: tuple[int, int] | None = None
+    asked: Card | None = None  # the card to lay (the simulated table lays it)
+    check: bool = False  # the self-check: the card is read once, right or wrong
+
+
+@dataclass(frozen=True)
+class DeckResult:
+    profile: Profile
+    learnt: tuple[str, ...]  # the codes the model has pictures of
+    checked: tuple[tuple[str, str | None], ...]  # the self-check: (card laid, card read)
+
+    @property
+    def accuracy(self) -> float:
+        return sum(laid == read for laid, read in self.checked) / max(len(self.checked), 1)
+
+
+@dataclass
+class DeckStep:
+    """`recogniser`: the built-in model that checks each card laid. `rng`: the self-check's draw."""
+
+    recogniser: Recogniser
+    rng: random.Random
+    quick: bool = False
+    checks: int = CHECKS
+    fps: float = 30.0
+    name: str = "deck"
+    cards: list[Card] = field(init=False)
+    images: dict[str, np.ndarray] = field(init=False, default_factory=dict)
+    _prompt: Prompt = field(init=False)
+    _doubts: int = field(init=False, default=0)
+    _recent: deque[Any] = field(init=False)
+    _checking: list[Card] = field(init=False, default_factory=list)
+    _checked: list[tuple[str, str | None]] = field(init=False, default_factory=list)
+    _profile: Profile | None = field(init=False, default=None)
+    _pending: Card | None = field(init=False, default=None)  # read doubtfully twice: the user says
+    _pending_image: np.ndarray | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        self.cards = [c for c in SUITED if not self.quick or c.code[:-1] in QUICK_RANKS]
+        self._recent = deque(maxlen=int(self.fps))  # frames by time: the rest frame is kept from them
+        self._watcher = self._new_watcher(self.recogniser)
+        self._ask()
+
+    def _new_watcher(self, recogniser: Recogniser) -> PileWatcher:
+        return PileWatcher(lambda image, mask: recogniser.recognise(image, mask), fps=self.fps)
+
+    # What the wizard reads --------------------------------------------------------------------
+
+    def prompt(self) -> Prompt:
+        return self._prompt
+
+    @property
+    def done(self) -> bool:
+        return self._prompt.waits == "nothing"
+
+    def result(self) -> DeckResult:
+        if self._profile is None or not self.done:
+            raise RuntimeError("the deck step has not finished")
+        return DeckResult(self._profile, tuple(self.images), tuple(self._checked))
+
+    # What the wizard tells it -------------------------------------------------------------------
+
+    def feed_frame(self, frame: Any) -> None:
+        self._recent.append(frame)
+        for event in self._watcher.feed(frame):
+            if type(event) is WatchLay:
+                self._laid(event)
+            elif self._prompt.waits == "clear":
+                self._ask()
+
+    def answer(self, text: str) -> None:
+        if self._prompt.waits != "answer" or self._pending is None:
+            return
+        if text.strip().lower().startswith("y"):
+            self._keep(self._pending)
+        else:
+            self._prompt = Prompt(
+                f"Pick it up and lay the {card_words(self._pending)} again.", "clear", self._progress()
+            )
+        self._pending = None
+
+    # Inside -------------------------------------------------------------------------------------
+
+    def _progress(self) -> tuple[int, int]:
+        if self._profile is not None:
+            return len(self._checked) + 1, self.checks
+        return len(self.images) + 1, len(self.cards)
+
+    def _next_card(self) -> Card | None:
+        if self._profile is not None:
+            return self._checking[len(self._checked)] if len(self._checked) < len(self._checking) else None
+        return next((c for c in self.cards if c.code not in self.images), None)
+
+    def _ask(self) -> None:
+        card = self._next_card()
+        if card is None and self._profile is None:
+            self._learn()
+            card = self._next_card()
+        if card is None:
+            right = sum(laid == read for laid, read in self._checked)
+            learnt, checked = len(self.images), len(self._checked)
+            text = f"Done: {learnt} cards learnt; the self-check read {right} of {checked} right."
+            self._prompt = Prompt(text, "nothing")
+            return
+        n, of = self._progress()
+        what = "Self-check: lay" if self._profile is not None else "Lay"
+        text = f"{what} the {card_words(card)} face up in the middle ({n} of {of})."
+        self._prompt = Prompt(text, "card", (n, of), card, check=self._profile is not None)
+
+    def _learn(self) -> None:
+        self._profile = Profile.learn(self.images)
+        pool = [c for c in self.cards if c.code in self.images]
+        self._checking = self.rng.sample(pool, min(self.checks, len(pool)))
+        self._watcher = self._new_watcher(Recogniser(self._profile))
+        self._doubts = 0
+
+    def _rest_frame(self, t_us: int) -> np.ndarray | None:
+        return next((f.image for f in self._recent if f.t_us == t_us), None)
+
+    def _laid(self, lay: WatchLay) -> None:
+        if self._prompt.waits != "card" or self._prompt.asked is None:
+            return  # a card laid while it waits for the table to clear: the user will pick it up
+        asked = self._prompt.asked
+        if self._profile is not None:  # the self-check: one reading each, right or wrong
+            self._checked.append((asked.code, lay.card.code if lay.card else None))
+            self._prompt = Prompt("Pick it up.", "clear", self._progress())
+            return
+        image = self._rest_frame(lay.t_us)
+        if lay.card == asked and lay.confidence >= DOUBT and image is not None:
+            self._keep(asked, image)
+        elif lay.card is not None and lay.card != asked and lay.confidence >= SURE:
+            self._prompt = Prompt(
+                f"That is the {card_words(lay.card)}. Pick it up and lay the {card_words(asked)}.",
+                "clear",
+                self._progress(),
+            )
+        elif self._doubts == 0 or image is None:
+            self._doubts += 1
+            self._prompt = Prompt(
+                "I could not read it well. Pick it up and lay it again.", "clear", self._progress()
+            )
+        else:
+            self._pending = asked
+            self._pending_image = image
+            self._prompt = Prompt(f"Is it the {card_words(asked)}? (y/n)", "answer", self._progress())
+
+    def _keep(self, card: Card, image: np.ndarray | None = None) -> None:
+        self.images[card.code] = image if image is not None else self._pending_image
+        self._doubts = 0
+        self._prompt = Prompt(f"Good: the {card_words(card)}. Pick it up.", "clear", self._progress())

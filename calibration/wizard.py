@@ -1,0 +1,91 @@
+"""The calibration wizard's shell: runs a step against a camera and a person, or the simulated table.
+
+A step (see `steps_deck.py`) is pure: it says what to ask (`prompt()`), takes frames and
+answers, and is `done` at the end. This module is the imperative part. It shows the
+prompts, reads frames from a camera (any `hardware.camera` FrameSource) or from the
+simulated table (`SimTable`), and asks the person for answers. After each step, it writes
+the table profile's progress atomically, and writes the finished profile at the end.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from hardware.camera import CameraLost
+from referee.errors import UserError
+
+from . import profile as table_profile
+from .profile import TableProfile
+from .sim_table import SimTable
+
+Show = Callable[[Any], None]  # shows a prompt (the terminal prints its text; tests collect them)
+
+
+def drive_sim(step: Any, table: SimTable, show: Show) -> None:
+    """The step against the simulated table: the person does what each prompt asks, and the
+    frames go to the step until it has seen it."""
+    while not step.done:
+        prompt = step.prompt()
+        show(prompt)
+        if prompt.waits == "answer":
+            step.answer(table.answer(prompt))
+            continue
+        for frame in table.act(prompt):
+            step.feed_frame(frame)
+            if step.prompt() is not prompt:
+                break
+        else:
+            raise UserError(f"calibration ({step.name}): the simulated player's action went unseen")
+    show(step.prompt())
+
+
+def drive_live(step: Any, frames: Iterable[Any], ask: Callable[[str], str], show: Show) -> None:
+    """The step against a camera and a person: prompts shown as they change, frames fed as they
+    come, and questions asked at the terminal. A lost camera is one line, and nothing is saved."""
+    shown = None
+    try:
+        for frame in frames:
+            prompt = step.prompt()
+            if prompt is not shown:
+                show(prompt)
+                shown = prompt
+            if prompt.waits == "answer":
+                step.answer(ask(prompt.text))
+                continue
+            step.feed_frame(frame)
+            if step.done:
+                show(step.prompt())
+                return
+    except CameraLost as e:
+        raise UserError(
+            f"{e}: calibration stopped; what was finished is saved, run it again to go on"
+        ) from None
+    raise UserError("the camera's frames ended before the step was done: calibration stopped")
+
+
+def start_profile(path: Path, restart: bool) -> TableProfile:
+    """The wizard's starting point: its saved progress (resumed), else the finished profile
+    (a step run again replaces its part), else a new one."""
+    partial = table_profile.partial_path(path)
+    if restart:
+        partial.unlink(missing_ok=True)
+    for candidate in (partial, path):
+        if candidate.exists():
+            return table_profile.load(candidate)
+    return TableProfile()
+
+
+def save_progress(profile: TableProfile, path: Path, finished: bool) -> None:
+    """After each step: its progress; at the end, the profile itself (the progress removed)."""
+    if finished:
+        table_profile.save(profile, path)
+        table_profile.partial_path(path).unlink(missing_ok=True)
+    else:
+        table_profile.save(profile, table_profile.partial_path(path))
+
+
+def seconds(since: float) -> float:
+    return time.perf_counter() - since

@@ -1,0 +1,91 @@
+"""The wizard's deck step, driven through the simulated table's frames, and `calibrate deck`."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from calibration.profile import load
+from calibration.sim_table import SimTable
+from calibration.steps_deck import DeckStep, card_words
+from calibration.wizard import drive_live, drive_sim
+from hardware.camera import CameraLost
+from referee.cards import parse_card
+from referee.cli import main
+from referee.errors import UserError
+from referee.recognise import Reading, Recogniser
+
+
+@pytest.fixture(scope="module")
+def recogniser() -> Recogniser:
+    return Recogniser()
+
+
+def test_a_wrong_card_is_named_and_the_right_one_asked_again_then_the_deck_is_learnt_and_checked(recogniser):
+    step = DeckStep(recogniser, random.Random(1), quick=True)
+    table = SimTable(5, wrong=0.25)
+    said: list[str] = []
+    drive_sim(step, table, lambda prompt: said.append(prompt.text))
+    result = step.result()
+    assert table.wrong_cards > 0
+    assert sum(text.startswith("That is the ") for text in said) == table.wrong_cards
+    assert sorted(result.learnt) == sorted(c + s for c in ("A", "J", "Q", "K") for s in "SHDC")
+    assert len(result.checked) == 10 and result.accuracy == 1.0
+    assert said[0] == "Lay the ace of spades face up in the middle (1 of 16)."
+    assert said[-1] == "Done: 16 cards learnt; the self-check read 10 of 10 right."
+
+
+class _Unsure:
+    """A recogniser that reads the card laid but is never sure of it (a deck it has not seen)."""
+
+    def __init__(self, inner: Recogniser) -> None:
+        self.inner = inner
+
+    def recognise(self, image, mask=None, seen=frozenset()):
+        reading = self.inner.recognise(image, mask, seen)
+        return Reading(reading.card, 0.3, reading.quad, reading.ranked)
+
+
+def test_a_doubtful_reading_is_laid_again_then_the_person_is_asked(recogniser):
+    step = DeckStep(_Unsure(recogniser), random.Random(1), quick=True, checks=2)  # type: ignore[arg-type]
+    said: list[str] = []
+    drive_sim(step, SimTable(2, wrong=0.0), lambda prompt: said.append(prompt.text))
+    assert said[1] == "I could not read it well. Pick it up and lay it again."
+    assert said[3] == "Is it the ace of spades? (y/n)"
+    assert said[4] == "Good: the ace of spades. Pick it up."
+    assert len(step.result().learnt) == 16
+
+
+def test_the_camera_lost_mid_step_stops_it_with_one_line(recogniser):
+    step = DeckStep(recogniser, random.Random(1), quick=True)
+
+    def frames():
+        table = SimTable(1)
+        yield from table.act(step.prompt())
+        raise CameraLost("camera: no frame for 2 s (unplugged?)")
+
+    with pytest.raises(UserError, match=r"unplugged\?\): calibration stopped; what was finished is saved"):
+        drive_live(step, frames(), lambda question: "y", lambda prompt: None)
+    assert not step.done
+
+
+def test_card_words():
+    assert card_words(parse_card("10H")) == "10 of hearts"
+    assert card_words(parse_card("QS")) == "queen of spades"
+
+
+def test_calibrate_deck_at_the_simulated_table_writes_the_table_profile(tmp_path: Path, capsys):
+    out = tmp_path / "table-profile.npz"
+    status = main(["calibrate", "deck", "--sim", "--quick", "--name", "club deck", "--out", str(out)])
+    text = capsys.readouterr().out
+    assert status == 0 and "deck 'club deck': 16 cards learnt, self-check 100% (10 cards)" in text
+    profile = load(out)
+    assert profile.done == ("deck",) and profile.deck_name == "club deck" and profile.deck is not None
+    assert len(set(profile.deck.face_codes.tolist())) == 16
+
+
+def test_calibrate_deck_from_images_still_needs_its_out(tmp_path: Path, capsys):
+    status = main(["calibrate", "deck", "--images", str(tmp_path)])
+    assert status == 2 and "--images needs --out PROFILE" in capsys.readouterr().err
