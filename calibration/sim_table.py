@@ -24,10 +24,18 @@ LOOK_S = 5.0  # at most this long after an action for the step to see it (it is 
 class SimTable:
     """One player at the calibration table, seen by the simulated camera."""
 
-    def __init__(self, seed: int, wrong: float = 0.05, seat: int = 0, **camera: Any) -> None:
+    def __init__(
+        self,
+        seed: int,
+        wrong: float = 0.05,
+        seat: int = 0,
+        slips: dict[int, int] | None = None,
+        **camera: Any,
+    ) -> None:
         self.rng = random.Random(seed)
         self.wrong = wrong
-        self.seat = seat
+        self.seat = seat  # where the person sits, unless a prompt names a seat
+        self.slips = dict(slips or {})  # seat -> the seat whose side its first reach comes from
         self.camera = TableCamera(4, np.random.default_rng(seed), **camera)
         self.now = 0
         self.actions = 0
@@ -41,14 +49,17 @@ class SimTable:
         """Do what `prompt` asks, then show frame after frame: the caller stops reading when the
         step has seen it (its prompt changed), and the person's clock is where the frames were."""
         self.actions += 1
-        if prompt.waits == "card" and prompt.asked is not None:
-            card = prompt.asked
-            if not getattr(prompt, "check", False) and self.rng.random() < self.wrong:
+        seat = prompt.seat if prompt.seat is not None else self.seat
+        if prompt.waits == "card":
+            seat = self.slips.pop(seat, seat)  # reaching in from a neighbour's side, once
+            card = prompt.asked or self.rng.choice(SUITED)
+            if prompt.asked is not None and not prompt.check and self.rng.random() < self.wrong:
                 self.wrong_cards += 1  # a slip while going through the deck, not in the self-check
                 card = self.rng.choice([c for c in SUITED if c != prompt.asked])
-            self.camera.lay(self._wait(LAY_S), card, self.seat)
+            self.camera.lay(self._wait(LAY_S), card, seat)
+            self._last_seat = seat
         elif prompt.waits == "clear":
-            self.camera.take(self._wait(PICK_UP_S), self.seat)
+            self.camera.take(self._wait(PICK_UP_S), getattr(self, "_last_seat", seat))
         end = self.now + round(LOOK_S * 1e6)
         frame_us = round(1e6 / self.camera.fps)
         while self.now < end:

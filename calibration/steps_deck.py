@@ -34,6 +34,8 @@ from referee.cards import SUITED, Card
 from referee.recognise import Profile, Recogniser
 from referee.watcher import PileWatcher, WatchLay
 
+from .steps import Prompt
+
 SURE = 0.8  # a reading this confident of another card: the user laid the wrong one
 DOUBT = 0.5  # below this, the reading of the card asked is doubtful
 CHECKS = 10
@@ -46,17 +48,6 @@ def card_words(card: Card) -> str:
     """'7 of hearts', 'queen of spades'."""
     rank = card.code[:-1]
     return f"{RANK_WORDS.get(rank, rank)} of {SUIT_WORDS[card.code[-1]]}"
-
-
-@dataclass(frozen=True)
-class Prompt:
-    """What the wizard shows now, and what the step waits for."""
-
-    text: str
-    waits: str  # "card" (frames), "clear" (frames, the table bare again), "answer" (y/n), "nothing"
-    progress: tuple[int, int] | None = None
-    asked: Card | None = None  # the card to lay (the simulated table lays it)
-    check: bool = False  # the self-check: the card is read once, right or wrong
 
 
 @dataclass(frozen=True)
