@@ -169,13 +169,46 @@ def _calibrate_deck_step(args: argparse.Namespace, out: TextIO) -> int:
     """`calibrate deck --camera SOURCE | --sim`: each card asked for, laid, read, learnt, checked."""
     import random
 
-    from calibration.profile import default_profile_path
-    from calibration.sim_table import SimTable
     from calibration.steps_deck import DeckStep
-    from calibration.wizard import drive_live, drive_sim, save_progress, seconds, start_profile
-    from hardware.camera import SourceError, open_source
 
     from .recognise import Recogniser
+
+    step = DeckStep(Recogniser(), random.Random(args.seed), quick=args.quick)
+    result, saved, took = _interactive(
+        args, out, step, lambda p, r: p.with_step("deck", deck_name=args.name, deck=r.profile)
+    )
+    out.write(
+        f"deck {args.name!r}: {len(result.learnt)} cards learnt, self-check {result.accuracy:.0%} "
+        f"({len(result.checked)} cards), in {took}; saved to {saved}\n"
+    )
+    return 0
+
+
+def cmd_calibrate_seats(args: argparse.Namespace, out: TextIO) -> int:
+    """`calibrate seats --camera SOURCE | --sim`: the side of the picture each seat's hand comes from."""
+    from calibration.steps_seats import SeatsStep
+
+    from .recognise import Recogniser
+
+    names = [n.strip() for n in args.players.split(",") if n.strip()]
+    if not 2 <= len(names) <= 8:
+        raise UserError(f"--players: 2 to 8 names, comma-separated, not {args.players!r}")
+    step = SeatsStep(names, Recogniser())
+    result, saved, took = _interactive(args, out, step, lambda p, r: p.with_step("seats", seats=r))
+    sides = ", ".join(f"{side} = {seat}" for side, seat in result.items())
+    out.write(f"seats: {{ {sides} }} (the config's [camera] seats), in {took}; saved to {saved}\n")
+    return 0
+
+
+def _interactive(args: argparse.Namespace, out: TextIO, step: Any, keep: Any) -> tuple[Any, Path, str]:
+    """Run one wizard step at the camera or the simulated table, and keep its part of the table
+    profile: the profile itself, or an unfinished wizard's progress when there is one."""
+    import time
+
+    from calibration.profile import default_profile_path, partial_path
+    from calibration.sim_table import SimTable
+    from calibration.wizard import drive_live, drive_sim, save_progress, seconds, start_profile
+    from hardware.camera import SourceError, open_source
 
     path = Path(args.out) if args.out else default_profile_path()
     profile = start_profile(path, args.restart)
@@ -184,10 +217,7 @@ def _calibrate_deck_step(args: argparse.Namespace, out: TextIO) -> int:
         out.write(prompt.text + "\n")
         out.flush()
 
-    import time
-
     started = time.perf_counter()
-    step = DeckStep(Recogniser(), random.Random(args.seed), quick=args.quick)
     if args.sim:
         table = SimTable(args.seed)
         drive_sim(step, table, show)
@@ -201,14 +231,9 @@ def _calibrate_deck_step(args: argparse.Namespace, out: TextIO) -> int:
             drive_live(step, iter(source), input, show)
         took = f"{seconds(started):.0f} s"
     result = step.result()
-    profile = profile.with_step("deck", deck_name=args.name, deck=result.profile)
-    partial = path.with_name(path.name + ".partial")
-    save_progress(profile, path, finished=not partial.exists())
-    out.write(
-        f"deck {args.name!r}: {len(result.learnt)} cards learnt, self-check {result.accuracy:.0%} "
-        f"({len(result.checked)} cards), in {took}; saved to {partial if partial.exists() else path}\n"
-    )
-    return 0
+    unfinished = partial_path(path).exists()
+    save_progress(keep(profile, result), path, finished=not unfinished)
+    return result, partial_path(path) if unfinished else path, took
 
 
 def add_commands(sub: Any) -> None:
@@ -239,7 +264,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--profile", help="a deck profile from `referee calibrate deck`")
     p.set_defaults(run=cmd_watch)
 
-    p = sub.add_parser("calibrate", help="calibrate the table: deck", description="Calibration.")
+    p = sub.add_parser("calibrate", help="calibrate the table: seats, deck", description="Calibration.")
     cal = p.add_subparsers(dest="what", required=True, metavar="WHAT")
     d = cal.add_parser(
         "deck",
@@ -260,4 +285,18 @@ def add_commands(sub: Any) -> None:
     d.add_argument("--name", default="my deck", help="the deck's name in the table profile")
     d.add_argument("--seed", type=int, default=1, help="seeds the self-check's draw and the simulated table")
     d.add_argument("--restart", action="store_true", help="forget an unfinished wizard's progress")
+
+    st = cal.add_parser(
+        "seats",
+        help="find each seat's side of the picture",
+        description="Each seat reaches in and lays a card: the side its hand comes from is recorded.",
+    )
+    where = st.add_mutually_exclusive_group(required=True)
+    where.add_argument("--camera", metavar="SOURCE", help="at this camera (camera, 0, a video)")
+    where.add_argument("--sim", action="store_true", help="at the simulated table")
+    st.add_argument("--players", required=True, help="the players' names in seat order, comma-separated")
+    st.add_argument("--out", metavar="PROFILE", help="the table profile (default as for calibrate deck)")
+    st.add_argument("--seed", type=int, default=1, help="seeds the simulated table")
+    st.add_argument("--restart", action="store_true", help="forget an unfinished wizard's progress")
+    st.set_defaults(run=cmd_calibrate_seats)
     d.set_defaults(run=cmd_calibrate_deck)

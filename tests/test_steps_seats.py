@@ -27,3 +27,17 @@ def test_with_more_than_four_seats_a_shared_side_names_neither_seat():
     drive_sim(step, SimTable(4, slips={4: 0}), lambda prompt: None)  # Eve sits beside Ann
     assert step.result() == {"left": 1, "top": 2, "right": 3}
     assert step.prompt().text.endswith("; shared, so not told apart: bottom.")
+
+
+def test_calibrate_seats_at_the_simulated_table_adds_the_seats_to_the_profile(tmp_path, capsys):
+    from calibration.profile import TableProfile, load, save
+    from referee.cli import main
+
+    out = tmp_path / "table-profile.npz"
+    save(TableProfile(deck_name="old deck").with_step("deck", deck_name="old deck"), out)
+    status = main(["calibrate", "seats", "--sim", "--players", "Ann,Bob,Cy", "--out", str(out)])
+    assert status == 0 and "seats: { bottom = 0, left = 1, top = 2 }" in capsys.readouterr().out
+    profile = load(out)
+    assert profile.done == ("deck", "seats") and profile.deck_name == "old deck"  # the deck part kept
+    assert profile.seats == {"bottom": 0, "left": 1, "top": 2}
+    assert main(["calibrate", "seats", "--sim", "--players", "Ann", "--out", str(out)]) == 2
