@@ -6,14 +6,18 @@ feeds it camera frames (`feed_frame`) and the user's answers (`answer`), and sto
 
 What it asks:
 
-1. "Lay the 7 of hearts face up in the middle (18 of 52)". The pile watcher sees the
-   card come to rest, and the built-in recogniser reads it.
-   - The card asked: its frame is kept. "Good. Pick it up."
-   - Another card, read surely: "That is the 7 of clubs. Pick it up and lay the 7 of hearts."
-   - A doubtful reading: "I could not read it well. Pick it up and lay it again." A second
-     doubtful reading asks "Is it the 7 of hearts? (y/n)": a deck the built-in model reads
-     poorly is what calibration is for, so the user's word settles it.
-2. Once every card is in, the deck's model is learnt from the frames (`Profile.learn`).
+1. "Lay the 7 of hearts face up on the pile (18 of 52)". The cards go one on another, as
+   in a game: the pile watcher sees each come to rest, and the built-in recogniser reads
+   it. Nobody has to pick up each card.
+   - The card asked: its frame and its outline are kept. "Good: the 7 of hearts." Then
+     the next card is asked.
+   - Another card, read surely: "That is the 7 of clubs. Take it off and lay the 7 of
+     hearts." Taking it off, clearing the table, or laying the 7 of hearts on top all do.
+   - A doubtful reading: "I could not read it well. Take it off and lay it again." A
+     second doubtful reading asks "Is it the 7 of hearts? (y/n)": a deck the built-in
+     model reads poorly is what calibration is for, so the user's word settles it.
+2. Once every card is in, the deck's model is learnt from the frames (`Profile.learn`,
+   with each card's outline as the watcher found it on the pile).
 3. The self-check: 10 cards drawn at random are laid again, and read with the new model.
    Each is read once and counted right or wrong, and the accuracy is reported.
 
@@ -73,6 +77,7 @@ class DeckStep:
     name: str = "deck"
     cards: list[Card] = field(init=False)
     images: dict[str, np.ndarray] = field(init=False, default_factory=dict)
+    quads: dict[str, np.ndarray] = field(init=False, default_factory=dict)
     _prompt: Prompt = field(init=False)
     _doubts: int = field(init=False, default=0)
     _recent: deque[Any] = field(init=False)
@@ -81,6 +86,8 @@ class DeckStep:
     _profile: Profile | None = field(init=False, default=None)
     _pending: Card | None = field(init=False, default=None)  # read doubtfully twice: the user says
     _pending_image: np.ndarray | None = field(init=False, default=None)
+    _pending_quad: np.ndarray | None = field(init=False, default=None)
+    _readings: dict[int, Any] = field(init=False, default_factory=dict)  # frame time -> what it read
 
     def __post_init__(self) -> None:
         self.cards = [c for c in SUITED if not self.quick or c.code[:-1] in QUICK_RANKS]
@@ -89,7 +96,14 @@ class DeckStep:
         self._ask()
 
     def _new_watcher(self, recogniser: Recogniser) -> PileWatcher:
-        return PileWatcher(lambda image, mask: recogniser.recognise(image, mask), fps=self.fps)
+        def read(image: np.ndarray, mask: Any) -> Any:
+            reading = recogniser.recognise(image, mask)
+            frame = next((f for f in reversed(self._recent) if f.image is image), None)
+            if frame is not None:  # the outline of the card on top, for learning it from a pile
+                self._readings[frame.t_us] = reading
+            return reading
+
+        return PileWatcher(read, fps=self.fps)
 
     # What the wizard reads --------------------------------------------------------------------
 
@@ -110,20 +124,23 @@ class DeckStep:
     def feed_frame(self, frame: Any) -> None:
         self._recent.append(frame)
         for event in self._watcher.feed(frame):
-            if type(event) is WatchLay:
+            if self._prompt.waits == "clear" and (
+                type(event) is not WatchLay or event.card != self._prompt.asked
+            ):
+                self._ask()  # the wrong card taken off (or the table cleared): ask again
+            elif type(event) is WatchLay:
                 self._laid(event)
-            elif self._prompt.waits == "clear":
-                self._ask()
+        oldest = self._recent[0].t_us
+        self._readings = {t: r for t, r in self._readings.items() if t >= oldest}
 
     def answer(self, text: str) -> None:
         if self._prompt.waits != "answer" or self._pending is None:
             return
         if text.strip().lower().startswith("y"):
-            self._keep(self._pending)
+            self._keep(self._pending, self._pending_image, self._pending_quad)
         else:
-            self._prompt = Prompt(
-                f"Pick it up and lay the {card_words(self._pending)} again.", "clear", self._progress()
-            )
+            again = f"Take it off and lay the {card_words(self._pending)}."
+            self._prompt = Prompt(again, "clear", self._progress(), self._pending)
         self._pending = None
 
     # Inside -------------------------------------------------------------------------------------
@@ -138,7 +155,7 @@ class DeckStep:
             return self._checking[len(self._checked)] if len(self._checked) < len(self._checking) else None
         return next((c for c in self.cards if c.code not in self.images), None)
 
-    def _ask(self) -> None:
+    def _ask(self, before: str = "") -> None:
         card = self._next_card()
         if card is None and self._profile is None:
             self._learn()
@@ -151,11 +168,12 @@ class DeckStep:
             return
         n, of = self._progress()
         what = "Self-check: lay" if self._profile is not None else "Lay"
-        text = f"{what} the {card_words(card)} face up in the middle ({n} of {of})."
+        where = "on the pile" if self.images or self._checked else "in the middle"
+        text = f"{before}{what} the {card_words(card)} face up {where} ({n} of {of})."
         self._prompt = Prompt(text, "card", (n, of), card, check=self._profile is not None)
 
     def _learn(self) -> None:
-        self._profile = Profile.learn(self.images)
+        self._profile = Profile.learn(self.images, self.quads)
         pool = [c for c in self.cards if c.code in self.images]
         self._checking = self.rng.sample(pool, min(self.checks, len(pool)))
         self._watcher = self._new_watcher(Recogniser(self._profile))
@@ -165,33 +183,35 @@ class DeckStep:
         return next((f.image for f in self._recent if f.t_us == t_us), None)
 
     def _laid(self, lay: WatchLay) -> None:
-        if self._prompt.waits != "card" or self._prompt.asked is None:
-            return  # a card laid while it waits for the table to clear: the user will pick it up
+        # Waiting for the wrong card to go, the right one laid on top of it does as well.
+        if self._prompt.waits not in ("card", "clear") or self._prompt.asked is None:
+            return
         asked = self._prompt.asked
         if self._profile is not None:  # the self-check: one reading each, right or wrong
             self._checked.append((asked.code, lay.card.code if lay.card else None))
-            self._prompt = Prompt("Pick it up.", "clear", self._progress())
+            self._ask()
             return
         image = self._rest_frame(lay.t_us)
+        reading = self._readings.get(lay.t_us)
+        quad = reading.quad if reading is not None and reading.card == lay.card else None
         if lay.card == asked and lay.confidence >= DOUBT and image is not None:
-            self._keep(asked, image)
+            self._keep(asked, image, quad)
         elif lay.card is not None and lay.card != asked and lay.confidence >= SURE:
-            self._prompt = Prompt(
-                f"That is the {card_words(lay.card)}. Pick it up and lay the {card_words(asked)}.",
-                "clear",
-                self._progress(),
-            )
+            text = f"That is the {card_words(lay.card)}. Take it off and lay the {card_words(asked)}."
+            self._prompt = Prompt(text, "clear", self._progress(), asked)
         elif self._doubts == 0 or image is None:
             self._doubts += 1
             self._prompt = Prompt(
-                "I could not read it well. Pick it up and lay it again.", "clear", self._progress()
+                "I could not read it well. Take it off and lay it again.", "clear", self._progress(), asked
             )
         else:
-            self._pending = asked
-            self._pending_image = image
+            self._pending, self._pending_image, self._pending_quad = asked, image, quad
             self._prompt = Prompt(f"Is it the {card_words(asked)}? (y/n)", "answer", self._progress())
 
-    def _keep(self, card: Card, image: np.ndarray | None = None) -> None:
-        self.images[card.code] = image if image is not None else self._pending_image
+    def _keep(self, card: Card, image: np.ndarray | None, quad: np.ndarray | None) -> None:
+        assert image is not None
+        self.images[card.code] = image
+        if quad is not None:
+            self.quads[card.code] = quad
         self._doubts = 0
-        self._prompt = Prompt(f"Good: the {card_words(card)}. Pick it up.", "clear", self._progress())
+        self._ask(f"Good: the {card_words(card)}. ")

@@ -94,19 +94,24 @@ class Profile:
         self.aspect = aspect
 
     @classmethod
-    def learn(cls, images: dict[str, np.ndarray]) -> Profile:
-        """From frames of each card alone on the table, keyed by code; cards not found are skipped.
+    def learn(cls, images: dict[str, np.ndarray], quads: dict[str, np.ndarray] | None = None) -> Profile:
+        """From frames of each card alone on the table (or on top of a pile, with its outline in
+        `quads`, as the watcher found it), keyed by code; cards not found are skipped.
 
         One camera at one height takes them all, so the cards are one size: an outline far from
         the others' median length (a frame printed on the card, a box grown onto the table) is
         searched again for one of that length."""
-        quads = {code: find_top_card(image) for code, image in images.items()}
+        given = quads or {}
+        quads = {
+            code: given.get(code) if code in given else find_top_card(image) for code, image in images.items()
+        }
         lengths = [float(side_lengths(q).max()) for q in quads.values() if q is not None]
         length = float(np.median(lengths)) if len(lengths) >= 3 else None
         faces, codes, aspects = [], [], []
         for code, image in images.items():
             quad = quads[code]
-            if length is not None and (quad is None or abs(side_lengths(quad).max() / length - 1) > 0.06):
+            off = quad is None or (length is not None and abs(side_lengths(quad).max() / length - 1) > 0.06)
+            if length is not None and off and code not in given:
                 quad = find_top_card(image, length=length)
             if quad is None:
                 continue

@@ -52,9 +52,9 @@ def test_a_doubtful_reading_is_laid_again_then_the_person_is_asked(recogniser):
     step = DeckStep(_Unsure(recogniser), random.Random(1), quick=True, checks=2)  # type: ignore[arg-type]
     said: list[str] = []
     drive_sim(step, SimTable(2, wrong=0.0), lambda prompt: said.append(prompt.text))
-    assert said[1] == "I could not read it well. Pick it up and lay it again."
+    assert said[1] == "I could not read it well. Take it off and lay it again."
     assert said[3] == "Is it the ace of spades? (y/n)"
-    assert said[4] == "Good: the ace of spades. Pick it up."
+    assert said[4] == "Good: the ace of spades. Lay the jack of spades face up on the pile (2 of 16)."
     assert len(step.result().learnt) == 16
 
 
