@@ -385,6 +385,7 @@ class ButtonsStep:
 
     def _next_prompt(self) -> None:
         self._serial += 1
+        self._pending = None  # a press not yet decided belongs to the prompt that is gone
         self._since = None
         self._timed_out = False
         self._note = ""

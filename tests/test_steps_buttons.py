@@ -331,6 +331,16 @@ def test_buttons_wired_to_any_free_pin_are_found():
     assert parse_wiring(wiring.to_dict(), "profile") == wiring
 
 
+def test_a_press_still_being_decided_when_the_seat_is_skipped_is_not_the_next_seats():
+    table = Table()
+    t = table.clock.now_us() + 1_000
+    table.edges(27, t, CLEAN, high=False)
+    table.step.answer("skip")  # Ann skipped within AT_ONCE_US of the press
+    table.edges(27, t + HOLD_US, CLEAN, high=True)
+    table.wait(HOLD_US + AT_ONCE_US)
+    assert table.step.prompt().text == "Bob (seat 2 of 4): press your button"
+
+
 def test_a_button_held_down_is_reported_as_stuck():
     table = Table()
     table.pins[4].edge(False, table.clock.now_us() + 1_000)
