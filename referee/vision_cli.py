@@ -200,6 +200,37 @@ def cmd_calibrate_seats(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_calibrate_buttons(args: argparse.Namespace, out: TextIO) -> int:
+    """`calibrate buttons --sim`: each seat's button found, its bounce measured, its LED and the
+    buzzer checked, at the simulated table (players whose wires may be swapped)."""
+    from calibration.profile import default_profile_path, partial_path
+    from calibration.sim_buttons import drive_buttons_sim
+    from calibration.steps_buttons import ButtonsStep
+    from calibration.wiring import WiringError, default_wiring, load_wiring
+    from calibration.wizard import save_progress, start_profile
+
+    try:
+        wiring = load_wiring(args.wiring) if args.wiring else default_wiring(args.players)
+    except WiringError as e:
+        raise UserError(str(e)) from None
+    path = Path(args.out) if args.out else default_profile_path()
+    profile = start_profile(path, args.restart)
+    step = ButtonsStep(wiring)
+    pins = list(wiring.buttons)
+    pins[0], pins[-1] = pins[-1], pins[0]  # the simulated table's first and last buttons wired swapped
+    took = drive_buttons_sim(step, wiring, pins, args.seed, lambda prompt: out.write(prompt.text + "\n"))
+    result = step.result()
+    unfinished = partial_path(path).exists()
+    save_progress(
+        profile.with_step("buttons", buttons=result.to_wiring().to_dict()), path, finished=not unfinished
+    )
+    saved = partial_path(path) if unfinished else path
+    out.write(
+        f"buttons: {len(pins)} seats in {took / 1e6:.0f} s at the simulated table's pace; saved to {saved}\n"
+    )
+    return 0
+
+
 def _interactive(args: argparse.Namespace, out: TextIO, step: Any, keep: Any) -> tuple[Any, Path, str]:
     """Run one wizard step at the camera or the simulated table, and keep its part of the table
     profile: the profile itself, or an unfinished wizard's progress when there is one."""
@@ -299,4 +330,19 @@ def add_commands(sub: Any) -> None:
     st.add_argument("--seed", type=int, default=1, help="seeds the simulated table")
     st.add_argument("--restart", action="store_true", help="forget an unfinished wizard's progress")
     st.set_defaults(run=cmd_calibrate_seats)
+
+    b = cal.add_parser(
+        "buttons",
+        help="find each seat's button, check the LEDs and the buzzer",
+        description="Each seat presses its button three times (its pin found, its bounce measured), "
+        "confirms its LED, and the buzzer plays a test tune. For now at the simulated table only "
+        "(--sim); at a real table `referee hw-test` checks the wiring.",
+    )
+    b.add_argument("--sim", action="store_true", required=True, help="at the simulated table")
+    b.add_argument("--players", type=int, default=4, help="seats, with the built-in wiring (default 4)")
+    b.add_argument("--wiring", metavar="FILE", help="the wiring file whose pins to watch")
+    b.add_argument("--out", metavar="PROFILE", help="the table profile (default as for calibrate deck)")
+    b.add_argument("--seed", type=int, default=1, help="seeds the simulated players")
+    b.add_argument("--restart", action="store_true", help="forget an unfinished wizard's progress")
+    b.set_defaults(run=cmd_calibrate_buttons)
     d.set_defaults(run=cmd_calibrate_deck)

@@ -353,3 +353,18 @@ def test_a_button_held_down_is_reported_as_stuck():
 def test_the_result_is_only_for_a_finished_step():
     with pytest.raises(RuntimeError):
         ButtonsStep(WIRING).result()
+
+
+def test_calibrate_buttons_at_the_simulated_table_finds_swapped_wires_and_saves_the_wiring(tmp_path, capsys):
+    from calibration.profile import load
+    from calibration.wiring import default_wiring, parse_wiring
+    from referee.cli import main
+
+    out = tmp_path / "table-profile.npz"
+    status = main(["calibrate", "buttons", "--sim", "--players", "3", "--out", str(out)])
+    text = capsys.readouterr().out
+    assert status == 0 and "buzzer: heard" in text and "light confirmed" in text
+    profile = load(out)
+    wiring = parse_wiring(profile.buttons, "profile")  # type: ignore[arg-type]
+    built_in = default_wiring(3).buttons
+    assert wiring.buttons == (built_in[2], built_in[1], built_in[0])  # the swapped wires found
