@@ -137,6 +137,7 @@ class CameraStep:
         image = frame.image
         if self._prev is not None and self._prev.shape != image.shape:
             self._to_light("The picture's size changed: measuring the light again")
+            self._prev = None
         moved = self._prev is None or _share(change_mask(self._prev, image)) > STILL_SHARE
         self._still = 0 if moved else self._still + 1
         self._prev = image

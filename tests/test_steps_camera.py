@@ -2,6 +2,7 @@
 
 from collections.abc import Iterator
 
+import cv2
 import numpy as np
 import pytest
 
@@ -157,6 +158,16 @@ def test_the_picture_changing_everywhere_learns_the_empty_table_again():
     for k in range(12):
         step.feed_frame(Frame(other.image, 10_000_000 + k, 1000 + k))
     assert step.prompt().phase == "light" and "changed" in step.prompt().text
+
+
+def test_a_new_picture_size_starts_again_from_the_light():
+    step = CameraStep()
+    clip = lay_clip()
+    phases(step, clip[:30])
+    assert step.prompt().phase == "lay"
+    big = cv2.resize(clip[0].image, (1280, 720))
+    step.feed_frame(Frame(big, 10_000_000, 1000))
+    assert step.prompt().phase == "light" and "size changed" in step.prompt().text
 
 
 class FakePicamera2:
