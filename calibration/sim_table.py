@@ -68,3 +68,16 @@ class SimTable:
 
     def answer(self, prompt: Any) -> str:
         return "y"
+
+    def camera_frames(self, step: Any, seconds: float = 60.0) -> Iterator[Any]:
+        """The camera step's frames: the empty table until it asks for a card, then the person
+        lays one in the middle (any card) and leaves it there."""
+        end = self.now + round(seconds * 1e6)
+        frame_us = round(1e6 / self.camera.fps)
+        laid = False
+        while self.now < end:
+            if step.prompt().phase == "lay" and not laid:
+                self.camera.lay(self._wait(LAY_S), self.rng.choice(SUITED), self.seat)
+                laid = True
+            self.now += frame_us
+            yield from self.camera.frames_until(self.now)

@@ -200,6 +200,64 @@ def cmd_calibrate_seats(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_calibrate_camera(args: argparse.Namespace, out: TextIO) -> int:
+    """`calibrate camera --camera SOURCE | --sim`: the light and the focus checked, the pile's
+    area found from one card laid in the middle, confirmed, and drawn on a snapshot."""
+    import cv2
+
+    from calibration.profile import default_profile_path, partial_path
+    from calibration.sim_table import SimTable
+    from calibration.steps_camera import CameraStep, drive
+    from calibration.wizard import save_progress, start_profile
+    from hardware.camera import SourceError, open_source
+    from hardware.camera_controls import NoControls, controls_for
+
+    path = Path(args.out) if args.out else default_profile_path()
+    profile = start_profile(path, args.restart)
+    shown: list[str] = []
+
+    def ask(prompt: Any) -> str:
+        if prompt.snapshot is not None:
+            cv2.imwrite(str(snapshot_path), prompt.snapshot)
+            out.write(f"(the snapshot: {snapshot_path})\n")
+        return "y" if args.sim else input(prompt.text + " ")
+
+    snapshot_path = Path(args.snapshot) if args.snapshot else path.with_name("camera-snapshot.png")
+    snapshot_path.parent.mkdir(parents=True, exist_ok=True)
+    step = CameraStep(NoControls())
+
+    def frames(source: Any) -> Any:
+        for frame in source:
+            text = step.prompt().text
+            if not shown or shown[-1] != text:
+                shown.append(text)
+                out.write(text + "\n")
+                out.flush()
+            yield frame
+
+    if args.sim:
+        drive(step, frames(SimTable(args.seed).camera_frames(step)), ask)
+    else:
+        try:
+            source = open_source(args.camera)
+        except SourceError as e:
+            raise UserError(str(e)) from None
+        step = CameraStep(controls_for(source))
+        with source:
+            drive(step, frames(source), ask)
+    if step.failed:
+        raise UserError(step.prompt().text)
+    result = step.result()
+    cv2.imwrite(str(snapshot_path), result.snapshot)
+    unfinished = partial_path(path).exists()
+    save_progress(profile.with_step("camera", camera=result.to_profile()), path, finished=not unfinished)
+    saved = partial_path(path) if unfinished else path
+    out.write(
+        f"camera: card {result.card_px:.0f} px wide, pile area {list(result.pile_box)}; saved to {saved}\n"
+    )
+    return 0
+
+
 def cmd_calibrate_buttons(args: argparse.Namespace, out: TextIO) -> int:
     """`calibrate buttons --sim`: each seat's button found, its bounce measured, its LED and the
     buzzer checked, at the simulated table (players whose wires may be swapped)."""
@@ -295,7 +353,9 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--profile", help="a deck profile from `referee calibrate deck`")
     p.set_defaults(run=cmd_watch)
 
-    p = sub.add_parser("calibrate", help="calibrate the table: seats, deck", description="Calibration.")
+    p = sub.add_parser(
+        "calibrate", help="calibrate the table: camera, seats, deck, buttons", description="Calibration."
+    )
     cal = p.add_subparsers(dest="what", required=True, metavar="WHAT")
     d = cal.add_parser(
         "deck",
@@ -330,6 +390,23 @@ def add_commands(sub: Any) -> None:
     st.add_argument("--seed", type=int, default=1, help="seeds the simulated table")
     st.add_argument("--restart", action="store_true", help="forget an unfinished wizard's progress")
     st.set_defaults(run=cmd_calibrate_seats)
+
+    c = cal.add_parser(
+        "camera",
+        help="check the camera's light and focus, and find the pile's area",
+        description="Live meters and a verdict, exposure and focus locked once good, the pile's area "
+        "found from one card laid in the middle, confirmed, and drawn on a snapshot.",
+    )
+    src = c.add_mutually_exclusive_group(required=True)
+    src.add_argument("--camera", metavar="SOURCE", help="at this camera (camera, 0, a video)")
+    src.add_argument("--sim", action="store_true", help="at the simulated table")
+    c.add_argument("--out", metavar="PROFILE", help="the table profile (default as for calibrate deck)")
+    c.add_argument(
+        "--snapshot", metavar="PNG", help="where to save the snapshot (default: beside the profile)"
+    )
+    c.add_argument("--seed", type=int, default=1, help="seeds the simulated table")
+    c.add_argument("--restart", action="store_true", help="forget an unfinished wizard's progress")
+    c.set_defaults(run=cmd_calibrate_camera)
 
     b = cal.add_parser(
         "buttons",

@@ -228,3 +228,21 @@ def test_the_pi_cameras_controls_come_from_its_source():
         pytest.skip("no camera attached")
     with source:
         assert isinstance(controls_for(source), Picamera2Controls)
+
+
+def test_calibrate_camera_at_the_simulated_table_saves_the_pile_area_and_the_snapshot(tmp_path, capsys):
+    import cv2
+
+    from calibration.profile import load
+    from referee.cli import main
+
+    out = tmp_path / "table-profile.npz"
+    status = main(["calibrate", "camera", "--sim", "--out", str(out)])
+    text = capsys.readouterr().out
+    assert status == 0 and "Lay one card face up in the middle" in text and "camera: card" in text
+    camera = load(out).camera
+    assert camera is not None and camera["size"] == [640, 480] and 120 <= camera["card_px"] <= 160
+    x0, y0, x1, y1 = camera["pile_box"]
+    assert x0 < 320 < x1 and y0 < 240 < y1  # round the middle, where the card was laid
+    snapshot = cv2.imread(str(tmp_path / "camera-snapshot.png"))
+    assert snapshot is not None and snapshot.shape[:2] == (480, 640)
