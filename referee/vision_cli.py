@@ -200,6 +200,43 @@ def cmd_calibrate_seats(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_calibrate_all(args: argparse.Namespace, out: TextIO) -> int:
+    """`referee calibrate`: every step in turn, each saved in the progress file as it is done, so
+    an interrupted wizard goes on where it stopped; the profile itself written at the end."""
+    from calibration.profile import STEPS, TableProfile, default_profile_path, load, partial_path, save
+
+    if not args.sim and not args.camera:
+        raise UserError("calibrate: give --camera SOURCE (the table's camera) or --sim (the simulated table)")
+    path = Path(args.out) if args.out else default_profile_path()
+    progress = partial_path(path)
+    if args.restart or not progress.exists():
+        save(TableProfile(), progress)
+    args.out, args.restart = str(path), False
+    for number, name in enumerate(STEPS, 1):
+        done = load(progress).done
+        if name in done:
+            out.write(f"\n{number}. {name}: done before, kept\n")
+            continue
+        out.write(f"\n{number}. {name}\n")
+        if name == "buttons" and not args.sim:
+            out.write(
+                "buttons: at a real table, check them with `referee hw-test` (the step's driver comes next)\n"
+            )
+            continue
+        step_run = {
+            "camera": cmd_calibrate_camera,
+            "seats": cmd_calibrate_seats,
+            "deck": _calibrate_deck_step,
+            "buttons": cmd_calibrate_buttons,
+        }[name]
+        step_run(args, out)
+    final = load(progress)
+    save(final, path)
+    progress.unlink()
+    out.write(f"\ncalibrated: {', '.join(final.done)}; the table profile is {path}\n")
+    return 0
+
+
 def cmd_calibrate_camera(args: argparse.Namespace, out: TextIO) -> int:
     """`calibrate camera --camera SOURCE | --sim`: the light and the focus checked, the pile's
     area found from one card laid in the middle, confirmed, and drawn on a snapshot."""
@@ -268,7 +305,9 @@ def cmd_calibrate_buttons(args: argparse.Namespace, out: TextIO) -> int:
     from calibration.wizard import save_progress, start_profile
 
     try:
-        wiring = load_wiring(args.wiring) if args.wiring else default_wiring(args.players)
+        seats = len(args.players.split(",")) if isinstance(args.players, str) else args.players
+        wiring_file = getattr(args, "wiring", None)
+        wiring = load_wiring(wiring_file) if wiring_file else default_wiring(seats)
     except WiringError as e:
         raise UserError(str(e)) from None
     path = Path(args.out) if args.out else default_profile_path()
@@ -356,7 +395,24 @@ def add_commands(sub: Any) -> None:
     p = sub.add_parser(
         "calibrate", help="calibrate the table: camera, seats, deck, buttons", description="Calibration."
     )
-    cal = p.add_subparsers(dest="what", required=True, metavar="WHAT")
+    cal = p.add_subparsers(dest="what", required=False, metavar="WHAT")
+    p.description = (
+        "The whole wizard (camera, seats, deck, buttons, each saved as it is done, resumed after an "
+        "interruption), or one step: referee calibrate camera|seats|deck|buttons."
+    )
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--camera", metavar="SOURCE", help="at this camera (camera, 0, a video)")
+    src.add_argument("--sim", action="store_true", help="at the simulated table")
+    p.add_argument(
+        "--players", default="Ann,Bob,Cy,Dee", help="the players' names in seat order, comma-separated"
+    )
+    p.add_argument("--quick", action="store_true", help="the deck step: only the court cards and aces")
+    p.add_argument("--name", default="my deck", help="the deck's name in the table profile")
+    p.add_argument("--out", metavar="PROFILE", help="the table profile (default: /etc/referee or XDG config)")
+    p.add_argument("--snapshot", metavar="PNG", help="where to save the camera's snapshot")
+    p.add_argument("--seed", type=int, default=1, help="seeds the simulated table and the self-check")
+    p.add_argument("--restart", action="store_true", help="forget an unfinished wizard's progress")
+    p.set_defaults(run=cmd_calibrate_all, what=None)
     d = cal.add_parser(
         "deck",
         help="learn a deck from one image per card",
