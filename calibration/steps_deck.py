@@ -73,6 +73,7 @@ class DeckStep:
     rng: random.Random
     quick: bool = False
     checks: int = CHECKS
+    learnt: Profile | None = None  # a deck already learnt: only its self-check (`calibrate check`)
     fps: float = 30.0
     name: str = "deck"
     cards: list[Card] = field(init=False)
@@ -93,6 +94,9 @@ class DeckStep:
         self.cards = [c for c in SUITED if not self.quick or c.code[:-1] in QUICK_RANKS]
         self._recent = deque(maxlen=int(self.fps))  # frames by time: the rest frame is kept from them
         self._watcher = self._new_watcher(self.recogniser)
+        if self.learnt is not None:
+            codes = set(self.learnt.face_codes.tolist())
+            self._start_check(self.learnt, [c for c in SUITED if c.code in codes])
         self._ask()
 
     def _new_watcher(self, recogniser: Recogniser) -> PileWatcher:
@@ -164,6 +168,8 @@ class DeckStep:
             right = sum(laid == read for laid, read in self._checked)
             learnt, checked = len(self.images), len(self._checked)
             text = f"Done: {learnt} cards learnt; the self-check read {right} of {checked} right."
+            if self.learnt is not None:
+                text = f"Done: the self-check read {right} of {checked} right."
             self._prompt = Prompt(text, "nothing")
             return
         n, of = self._progress()
@@ -173,10 +179,14 @@ class DeckStep:
         self._prompt = Prompt(text, "card", (n, of), card, check=self._profile is not None)
 
     def _learn(self) -> None:
-        self._profile = Profile.learn(self.images, self.quads)
-        pool = [c for c in self.cards if c.code in self.images]
+        self._start_check(
+            Profile.learn(self.images, self.quads), [c for c in self.cards if c.code in self.images]
+        )
+
+    def _start_check(self, profile: Profile, pool: list[Card]) -> None:
+        self._profile = profile
         self._checking = self.rng.sample(pool, min(self.checks, len(pool)))
-        self._watcher = self._new_watcher(Recogniser(self._profile))
+        self._watcher = self._new_watcher(Recogniser(profile))
         self._doubts = 0
 
     def _rest_frame(self, t_us: int) -> np.ndarray | None:

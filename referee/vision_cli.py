@@ -237,6 +237,92 @@ def cmd_calibrate_all(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_calibrate_check(args: argparse.Namespace, out: TextIO) -> int:
+    """`calibrate check`: the profile against the table as it is now, in under a minute: the
+    camera where it was (the card's size and the pile's place), and the deck read by its model
+    (10 cards). Exit 0 when all holds, 1 naming what to calibrate again."""
+    import random
+
+    from calibration.profile import default_profile_path, load
+    from calibration.sim_table import SimTable
+    from calibration.steps_camera import CameraStep, drive
+    from calibration.steps_deck import DeckStep
+    from calibration.wizard import drive_live, drive_sim
+    from hardware.camera import SourceError, open_source
+    from hardware.camera_controls import NoControls
+
+    from .recognise import Recogniser
+
+    path = Path(args.out) if args.out else default_profile_path()
+    profile = load(path)
+    table = SimTable(args.seed) if args.sim else None
+    problems: list[str] = []
+
+    def say(text: str) -> None:
+        out.write(text + "\n")
+        out.flush()
+
+    def frames() -> Any:
+        if table is not None:
+            return None
+        try:
+            return open_source(args.camera)
+        except SourceError as e:
+            raise UserError(str(e)) from None
+
+    if profile.camera is None:
+        problems.append("camera: not calibrated (referee calibrate camera)")
+    else:
+        step = CameraStep(NoControls())
+        source = frames()
+        if source is None:
+            assert table is not None
+            drive(step, table.camera_frames(step), lambda prompt: "y")
+        else:
+            with source:
+                drive(step, iter(source), lambda prompt: input(prompt.text + " "))
+        if step.failed:
+            raise UserError(step.prompt().text)
+        now = step.result()
+        problems += camera_drift(profile.camera, now.card_px, now.pile_box)
+        say(f"camera: card {now.card_px:.0f} px (calibrated {profile.camera['card_px']:.0f} px)")
+    if profile.deck is None:
+        problems.append("deck: not calibrated (referee calibrate deck)")
+    else:
+        deck = DeckStep(Recogniser(), random.Random(args.seed), learnt=profile.deck)
+        if table is not None:
+            table.camera.take(table.now + 500_000, table.seat)  # the check's card off the table first
+            drive_sim(deck, table, lambda prompt: say(prompt.text))
+        else:
+            source = frames()
+            with source:
+                drive_live(deck, iter(source), input, lambda prompt: say(prompt.text))
+        accuracy = deck.result().accuracy
+        if accuracy < 0.9:
+            problems.append(f"deck: {accuracy:.0%} of 10 cards read right (referee calibrate deck)")
+    took = f"{table.now / 1e6:.0f} s at the simulated table's pace" if table is not None else "done"
+    for problem in problems:
+        say(f"to do: {problem}")
+    say(f"check of {path}: {'all as calibrated' if not problems else f'{len(problems)} to do'} ({took})")
+    return 1 if problems else 0
+
+
+def camera_drift(saved: dict[str, Any], card_px: float, pile_box: Any) -> list[str]:
+    """What has moved since the camera was calibrated: the card's size (the camera's height)
+    by more than 10 %, or the pile's centre by more than half a card."""
+    problems = []
+    if abs(card_px / saved["card_px"] - 1) > 0.1:
+        problems.append(
+            f"camera: the card is {card_px:.0f} px, was {saved['card_px']:.0f} (referee calibrate camera)"
+        )
+    x0, y0, x1, y1 = saved["pile_box"]
+    a0, b0, a1, b1 = pile_box
+    moved = ((x0 + x1 - a0 - a1) ** 2 + (y0 + y1 - b0 - b1) ** 2) ** 0.5 / 2
+    if moved > saved["card_px"] / 2:
+        problems.append(f"camera: the pile's place moved {moved:.0f} px (referee calibrate camera)")
+    return problems
+
+
 def cmd_calibrate_camera(args: argparse.Namespace, out: TextIO) -> int:
     """`calibrate camera --camera SOURCE | --sim`: the light and the focus checked, the pile's
     area found from one card laid in the middle, confirmed, and drawn on a snapshot."""
@@ -463,6 +549,18 @@ def add_commands(sub: Any) -> None:
     c.add_argument("--seed", type=int, default=1, help="seeds the simulated table")
     c.add_argument("--restart", action="store_true", help="forget an unfinished wizard's progress")
     c.set_defaults(run=cmd_calibrate_camera)
+
+    k = cal.add_parser(
+        "check",
+        help="check the table against its profile, in under a minute",
+        description="The camera where it was calibrated, and 10 cards read by the deck's model.",
+    )
+    src = k.add_mutually_exclusive_group(required=True)
+    src.add_argument("--camera", metavar="SOURCE", help="at this camera (camera, 0, a video)")
+    src.add_argument("--sim", action="store_true", help="at the simulated table")
+    k.add_argument("--out", metavar="PROFILE", help="the table profile (default as for calibrate deck)")
+    k.add_argument("--seed", type=int, default=1, help="seeds the simulated table and the cards drawn")
+    k.set_defaults(run=cmd_calibrate_check)
 
     b = cal.add_parser(
         "buttons",

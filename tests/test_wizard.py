@@ -44,3 +44,30 @@ def test_the_wizard_interrupted_keeps_the_old_profile_and_resumes_where_it_stopp
 def test_the_wizard_needs_a_camera_or_the_simulated_table(tmp_path: Path, capsys) -> None:
     assert main(["calibrate", "--out", str(tmp_path / "p.npz")]) == 2
     assert "give --camera SOURCE" in capsys.readouterr().err
+
+
+def test_check_finds_the_table_as_calibrated_and_names_what_has_moved(tmp_path: Path, capsys) -> None:
+    from dataclasses import replace
+
+    out = tmp_path / "table-profile.npz"
+    argv = ["calibrate", "--sim", "--quick", "--players", "Ann,Bob,Cy", "--out", str(out)]
+    assert main(argv) == 0
+    capsys.readouterr()
+    assert main(["calibrate", "check", "--sim", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "Done: the self-check read 10 of 10 right." in text and "all as calibrated" in text
+    profile = load(out)
+    assert profile.camera is not None
+    save(replace(profile, camera={**profile.camera, "card_px": 200.0}), out)  # the camera was higher then
+    assert main(["calibrate", "check", "--sim", "--out", str(out)]) == 1
+    text = capsys.readouterr().out
+    assert "to do: camera: the card is 140 px, was 200 (referee calibrate camera)" in text
+
+
+def test_camera_drift_names_a_size_change_and_a_move_but_not_jitter() -> None:
+    from referee.vision_cli import camera_drift
+
+    saved = {"card_px": 140.0, "pile_box": [100, 40, 520, 460]}
+    assert camera_drift(saved, 145.0, (103, 42, 523, 462)) == []
+    assert camera_drift(saved, 170.0, (100, 40, 520, 460))[0].startswith("camera: the card is 170 px")
+    assert "moved 100 px" in camera_drift(saved, 140.0, (200, 40, 620, 460))[0]
