@@ -450,6 +450,23 @@ def _interactive(args: argparse.Namespace, out: TextIO, step: Any, keep: Any) ->
     return result, partial_path(path) if unfinished else path, took
 
 
+def _source_options(parser: Any, required: bool = True) -> None:
+    """--camera SOURCE or --sim: where an interactive calibration step runs."""
+    group = parser.add_mutually_exclusive_group(required=required)
+    group.add_argument("--camera", metavar="SOURCE", help="at this camera (camera, 0, a video)")
+    group.add_argument("--sim", action="store_true", help="at the simulated table")
+
+
+def _profile_options(parser: Any, restart: bool = True) -> None:
+    """The table profile a step writes to, the simulated table's seed, and a fresh start."""
+    parser.add_argument(
+        "--out", metavar="PROFILE", help="the table profile (default: /etc/referee or XDG config)"
+    )
+    parser.add_argument("--seed", type=int, default=1, help="seeds the simulated table and the cards drawn")
+    if restart:
+        parser.add_argument("--restart", action="store_true", help="forget an unfinished wizard's progress")
+
+
 def add_commands(sub: Any) -> None:
     p = sub.add_parser(
         "recognize",
@@ -486,18 +503,14 @@ def add_commands(sub: Any) -> None:
         "The whole wizard (camera, seats, deck, buttons, each saved as it is done, resumed after an "
         "interruption), or one step: referee calibrate camera|seats|deck|buttons."
     )
-    src = p.add_mutually_exclusive_group()
-    src.add_argument("--camera", metavar="SOURCE", help="at this camera (camera, 0, a video)")
-    src.add_argument("--sim", action="store_true", help="at the simulated table")
+    _source_options(p, required=False)
     p.add_argument(
         "--players", default="Ann,Bob,Cy,Dee", help="the players' names in seat order, comma-separated"
     )
     p.add_argument("--quick", action="store_true", help="the deck step: only the court cards and aces")
     p.add_argument("--name", default="my deck", help="the deck's name in the table profile")
-    p.add_argument("--out", metavar="PROFILE", help="the table profile (default: /etc/referee or XDG config)")
     p.add_argument("--snapshot", metavar="PNG", help="where to save the camera's snapshot")
-    p.add_argument("--seed", type=int, default=1, help="seeds the simulated table and the self-check")
-    p.add_argument("--restart", action="store_true", help="forget an unfinished wizard's progress")
+    _profile_options(p)
     p.set_defaults(run=cmd_calibrate_all, what=None)
     d = cal.add_parser(
         "deck",
@@ -524,13 +537,9 @@ def add_commands(sub: Any) -> None:
         help="find each seat's side of the picture",
         description="Each seat reaches in and lays a card: the side its hand comes from is recorded.",
     )
-    where = st.add_mutually_exclusive_group(required=True)
-    where.add_argument("--camera", metavar="SOURCE", help="at this camera (camera, 0, a video)")
-    where.add_argument("--sim", action="store_true", help="at the simulated table")
+    _source_options(st)
     st.add_argument("--players", required=True, help="the players' names in seat order, comma-separated")
-    st.add_argument("--out", metavar="PROFILE", help="the table profile (default as for calibrate deck)")
-    st.add_argument("--seed", type=int, default=1, help="seeds the simulated table")
-    st.add_argument("--restart", action="store_true", help="forget an unfinished wizard's progress")
+    _profile_options(st)
     st.set_defaults(run=cmd_calibrate_seats)
 
     c = cal.add_parser(
@@ -539,15 +548,11 @@ def add_commands(sub: Any) -> None:
         description="Live meters and a verdict, exposure and focus locked once good, the pile's area "
         "found from one card laid in the middle, confirmed, and drawn on a snapshot.",
     )
-    src = c.add_mutually_exclusive_group(required=True)
-    src.add_argument("--camera", metavar="SOURCE", help="at this camera (camera, 0, a video)")
-    src.add_argument("--sim", action="store_true", help="at the simulated table")
-    c.add_argument("--out", metavar="PROFILE", help="the table profile (default as for calibrate deck)")
+    _source_options(c)
     c.add_argument(
         "--snapshot", metavar="PNG", help="where to save the snapshot (default: beside the profile)"
     )
-    c.add_argument("--seed", type=int, default=1, help="seeds the simulated table")
-    c.add_argument("--restart", action="store_true", help="forget an unfinished wizard's progress")
+    _profile_options(c)
     c.set_defaults(run=cmd_calibrate_camera)
 
     k = cal.add_parser(
@@ -555,11 +560,8 @@ def add_commands(sub: Any) -> None:
         help="check the table against its profile, in under a minute",
         description="The camera where it was calibrated, and 10 cards read by the deck's model.",
     )
-    src = k.add_mutually_exclusive_group(required=True)
-    src.add_argument("--camera", metavar="SOURCE", help="at this camera (camera, 0, a video)")
-    src.add_argument("--sim", action="store_true", help="at the simulated table")
-    k.add_argument("--out", metavar="PROFILE", help="the table profile (default as for calibrate deck)")
-    k.add_argument("--seed", type=int, default=1, help="seeds the simulated table and the cards drawn")
+    _source_options(k)
+    _profile_options(k, restart=False)
     k.set_defaults(run=cmd_calibrate_check)
 
     b = cal.add_parser(
@@ -572,8 +574,6 @@ def add_commands(sub: Any) -> None:
     b.add_argument("--sim", action="store_true", required=True, help="at the simulated table")
     b.add_argument("--players", type=int, default=4, help="seats, with the built-in wiring (default 4)")
     b.add_argument("--wiring", metavar="FILE", help="the wiring file whose pins to watch")
-    b.add_argument("--out", metavar="PROFILE", help="the table profile (default as for calibrate deck)")
-    b.add_argument("--seed", type=int, default=1, help="seeds the simulated players")
-    b.add_argument("--restart", action="store_true", help="forget an unfinished wizard's progress")
+    _profile_options(b)
     b.set_defaults(run=cmd_calibrate_buttons)
     d.set_defaults(run=cmd_calibrate_deck)
