@@ -65,7 +65,7 @@ def test_check_finds_the_table_as_calibrated_and_names_what_has_moved(tmp_path: 
 
 
 def test_camera_drift_names_a_size_change_and_a_move_but_not_jitter() -> None:
-    from referee.vision_cli import camera_drift
+    from referee.calibrate_cli import camera_drift
 
     saved = {"card_px": 140.0, "pile_box": [100, 40, 520, 460]}
     assert camera_drift(saved, 145.0, (103, 42, 523, 462)) == []

@@ -1,0 +1,436 @@
+"""The calibration commands: `referee calibrate` (the whole wizard) and its steps alone,
+`referee calibrate camera|seats|deck|buttons|check`, plus `calibrate deck --images DIR`.
+
+The steps are pure state machines in `calibration/`; these commands are their terminal
+shell: they open the camera (or the simulated table), show the prompts, ask the questions,
+and keep each step's part of the table profile (docs/calibration.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from .errors import UserError
+
+
+def cmd_calibrate_deck(args: argparse.Namespace, out: TextIO) -> int:
+    """Learn a deck from one camera frame per card, named by code (QS.png, 10H.jpg), or
+    interactively: the wizard's deck step at the camera (or the simulated table)."""
+    if args.images is None:
+        return _calibrate_deck_step(args, out)
+    if args.out is None:
+        raise UserError("--images needs --out PROFILE: where to write the deck profile")
+    from .recognise import Profile
+    from .render import load_card_images
+
+    folder = Path(args.images)
+    if not folder.is_dir():
+        raise UserError(f"{folder}: no such folder of card images")
+    images = {code: img[:, :, :3] if img.ndim == 3 else img for code, img in load_card_images(folder).items()}
+    if not images:
+        raise UserError(f"{folder}: no card images named by code (such as QS.png or 10H.jpg)")
+    profile = Profile.learn(images)
+    if len(profile) == 0:
+        raise UserError(f"{folder}: no card could be found in these images")
+    try:
+        profile.save(args.out)
+    except OSError as e:
+        raise UserError(f"{args.out}: cannot write the profile: {e.strerror or e}") from None
+    learnt = set(profile.face_codes.tolist())
+    for code in sorted(set(images) - learnt):
+        alone = "it will be read by its corner alone"
+        print(f"{folder}: {code}: no card found in its image; {alone}", file=sys.stderr)
+    missing = 53 - len(images)
+    out.write(f"learned {len(learnt)} of {len(images)} card images into {args.out}")
+    out.write(f" ({missing} of 52 cards and the joker not given)\n" if missing > 0 else "\n")
+    return 0
+
+
+def _calibrate_deck_step(args: argparse.Namespace, out: TextIO) -> int:
+    """`calibrate deck --camera SOURCE | --sim`: each card asked for, laid, read, learnt, checked."""
+    import random
+
+    from calibration.steps_deck import DeckStep
+
+    from .recognise import Recogniser
+
+    step = DeckStep(Recogniser(), random.Random(args.seed), quick=args.quick)
+    result, saved, took = _interactive(
+        args, out, step, lambda p, r: p.with_step("deck", deck_name=args.name, deck=r.profile)
+    )
+    out.write(
+        f"deck {args.name!r}: {len(result.learnt)} cards learnt, self-check {result.accuracy:.0%} "
+        f"({len(result.checked)} cards), in {took}; saved to {saved}\n"
+    )
+    return 0
+
+
+def cmd_calibrate_seats(args: argparse.Namespace, out: TextIO) -> int:
+    """`calibrate seats --camera SOURCE | --sim`: the side of the picture each seat's hand comes from."""
+    from calibration.steps_seats import SeatsStep
+
+    from .recognise import Recogniser
+
+    names = [n.strip() for n in args.players.split(",") if n.strip()]
+    if not 2 <= len(names) <= 8:
+        raise UserError(f"--players: 2 to 8 names, comma-separated, not {args.players!r}")
+    step = SeatsStep(names, Recogniser())
+    result, saved, took = _interactive(args, out, step, lambda p, r: p.with_step("seats", seats=r))
+    sides = ", ".join(f"{side} = {seat}" for side, seat in result.items())
+    out.write(f"seats: {{ {sides} }} (the config's [camera] seats), in {took}; saved to {saved}\n")
+    return 0
+
+
+def cmd_calibrate_all(args: argparse.Namespace, out: TextIO) -> int:
+    """`referee calibrate`: every step in turn, each saved in the progress file as it is done, so
+    an interrupted wizard goes on where it stopped; the profile itself written at the end."""
+    from calibration.profile import STEPS, TableProfile, default_profile_path, load, partial_path, save
+
+    if not args.sim and not args.camera:
+        raise UserError("calibrate: give --camera SOURCE (the table's camera) or --sim (the simulated table)")
+    path = Path(args.out) if args.out else default_profile_path()
+    progress = partial_path(path)
+    if args.restart or not progress.exists():
+        save(TableProfile(), progress)
+    args.out, args.restart = str(path), False
+    for number, name in enumerate(STEPS, 1):
+        done = load(progress).done
+        if name in done:
+            out.write(f"\n{number}. {name}: done before, kept\n")
+            continue
+        out.write(f"\n{number}. {name}\n")
+        if name == "buttons" and not args.sim:
+            out.write(
+                "buttons: at a real table, check them with `referee hw-test` (the step's driver comes next)\n"
+            )
+            continue
+        step_run = {
+            "camera": cmd_calibrate_camera,
+            "seats": cmd_calibrate_seats,
+            "deck": _calibrate_deck_step,
+            "buttons": cmd_calibrate_buttons,
+        }[name]
+        step_run(args, out)
+    final = load(progress)
+    save(final, path)
+    progress.unlink()
+    out.write(f"\ncalibrated: {', '.join(final.done)}; the table profile is {path}\n")
+    return 0
+
+
+def cmd_calibrate_check(args: argparse.Namespace, out: TextIO) -> int:
+    """`calibrate check`: the profile against the table as it is now, in under a minute: the
+    camera where it was (the card's size and the pile's place), and the deck read by its model
+    (10 cards). Exit 0 when all holds, 1 naming what to calibrate again."""
+    import random
+
+    from calibration.profile import default_profile_path, load
+    from calibration.sim_table import SimTable
+    from calibration.steps_camera import CameraStep, drive
+    from calibration.steps_deck import DeckStep
+    from calibration.wizard import drive_live, drive_sim
+    from hardware.camera import SourceError, open_source
+    from hardware.camera_controls import NoControls
+
+    from .recognise import Recogniser
+
+    path = Path(args.out) if args.out else default_profile_path()
+    profile = load(path)
+    table = SimTable(args.seed) if args.sim else None
+    problems: list[str] = []
+
+    def say(text: str) -> None:
+        out.write(text + "\n")
+        out.flush()
+
+    def frames() -> Any:
+        if table is not None:
+            return None
+        try:
+            return open_source(args.camera)
+        except SourceError as e:
+            raise UserError(str(e)) from None
+
+    if profile.camera is None:
+        problems.append("camera: not calibrated (referee calibrate camera)")
+    else:
+        step = CameraStep(NoControls())
+        source = frames()
+        if source is None:
+            assert table is not None
+            drive(step, table.camera_frames(step), lambda prompt: "y")
+        else:
+            with source:
+                drive(step, iter(source), lambda prompt: input(prompt.text + " "))
+        if step.failed:
+            raise UserError(step.prompt().text)
+        now = step.result()
+        problems += camera_drift(profile.camera, now.card_px, now.pile_box)
+        say(f"camera: card {now.card_px:.0f} px (calibrated {profile.camera['card_px']:.0f} px)")
+    if profile.deck is None:
+        problems.append("deck: not calibrated (referee calibrate deck)")
+    else:
+        deck = DeckStep(Recogniser(), random.Random(args.seed), learnt=profile.deck)
+        if table is not None:
+            table.camera.take(table.now + 500_000, table.seat)  # the check's card off the table first
+            drive_sim(deck, table, lambda prompt: say(prompt.text))
+        else:
+            source = frames()
+            with source:
+                drive_live(deck, iter(source), input, lambda prompt: say(prompt.text))
+        accuracy = deck.result().accuracy
+        if accuracy < 0.9:
+            problems.append(f"deck: {accuracy:.0%} of 10 cards read right (referee calibrate deck)")
+    took = f"{table.now / 1e6:.0f} s at the simulated table's pace" if table is not None else "done"
+    for problem in problems:
+        say(f"to do: {problem}")
+    say(f"check of {path}: {'all as calibrated' if not problems else f'{len(problems)} to do'} ({took})")
+    return 1 if problems else 0
+
+
+def camera_drift(saved: dict[str, Any], card_px: float, pile_box: Any) -> list[str]:
+    """What has moved since the camera was calibrated: the card's size (the camera's height)
+    by more than 10 %, or the pile's centre by more than half a card."""
+    problems = []
+    if abs(card_px / saved["card_px"] - 1) > 0.1:
+        problems.append(
+            f"camera: the card is {card_px:.0f} px, was {saved['card_px']:.0f} (referee calibrate camera)"
+        )
+    x0, y0, x1, y1 = saved["pile_box"]
+    a0, b0, a1, b1 = pile_box
+    moved = ((x0 + x1 - a0 - a1) ** 2 + (y0 + y1 - b0 - b1) ** 2) ** 0.5 / 2
+    if moved > saved["card_px"] / 2:
+        problems.append(f"camera: the pile's place moved {moved:.0f} px (referee calibrate camera)")
+    return problems
+
+
+def cmd_calibrate_camera(args: argparse.Namespace, out: TextIO) -> int:
+    """`calibrate camera --camera SOURCE | --sim`: the light and the focus checked, the pile's
+    area found from one card laid in the middle, confirmed, and drawn on a snapshot."""
+    import cv2
+
+    from calibration.profile import default_profile_path, partial_path
+    from calibration.sim_table import SimTable
+    from calibration.steps_camera import CameraStep, drive
+    from calibration.wizard import save_progress, start_profile
+    from hardware.camera import SourceError, open_source
+    from hardware.camera_controls import NoControls, controls_for
+
+    path = Path(args.out) if args.out else default_profile_path()
+    profile = start_profile(path, args.restart)
+    shown: list[str] = []
+
+    def ask(prompt: Any) -> str:
+        if prompt.snapshot is not None:
+            cv2.imwrite(str(snapshot_path), prompt.snapshot)
+            out.write(f"(the snapshot: {snapshot_path})\n")
+        return "y" if args.sim else input(prompt.text + " ")
+
+    snapshot_path = Path(args.snapshot) if args.snapshot else path.with_name("camera-snapshot.png")
+    snapshot_path.parent.mkdir(parents=True, exist_ok=True)
+    step = CameraStep(NoControls())
+
+    def frames(source: Any) -> Any:
+        for frame in source:
+            text = step.prompt().text
+            if not shown or shown[-1] != text:
+                shown.append(text)
+                out.write(text + "\n")
+                out.flush()
+            yield frame
+
+    if args.sim:
+        drive(step, frames(SimTable(args.seed).camera_frames(step)), ask)
+    else:
+        try:
+            source = open_source(args.camera)
+        except SourceError as e:
+            raise UserError(str(e)) from None
+        step = CameraStep(controls_for(source))
+        with source:
+            drive(step, frames(source), ask)
+    if step.failed:
+        raise UserError(step.prompt().text)
+    result = step.result()
+    cv2.imwrite(str(snapshot_path), result.snapshot)
+    unfinished = partial_path(path).exists()
+    save_progress(profile.with_step("camera", camera=result.to_profile()), path, finished=not unfinished)
+    saved = partial_path(path) if unfinished else path
+    out.write(
+        f"camera: card {result.card_px:.0f} px wide, pile area {list(result.pile_box)}; saved to {saved}\n"
+    )
+    return 0
+
+
+def cmd_calibrate_buttons(args: argparse.Namespace, out: TextIO) -> int:
+    """`calibrate buttons --sim`: each seat's button found, its bounce measured, its LED and the
+    buzzer checked, at the simulated table (players whose wires may be swapped)."""
+    from calibration.profile import default_profile_path, partial_path
+    from calibration.sim_buttons import drive_buttons_sim
+    from calibration.steps_buttons import ButtonsStep
+    from calibration.wiring import WiringError, default_wiring, load_wiring
+    from calibration.wizard import save_progress, start_profile
+
+    try:
+        seats = len(args.players.split(",")) if isinstance(args.players, str) else args.players
+        wiring_file = getattr(args, "wiring", None)
+        wiring = load_wiring(wiring_file) if wiring_file else default_wiring(seats)
+    except WiringError as e:
+        raise UserError(str(e)) from None
+    path = Path(args.out) if args.out else default_profile_path()
+    profile = start_profile(path, args.restart)
+    step = ButtonsStep(wiring)
+    pins = list(wiring.buttons)
+    pins[0], pins[-1] = pins[-1], pins[0]  # the simulated table's first and last buttons wired swapped
+    took = drive_buttons_sim(step, wiring, pins, args.seed, lambda prompt: out.write(prompt.text + "\n"))
+    result = step.result()
+    unfinished = partial_path(path).exists()
+    save_progress(
+        profile.with_step("buttons", buttons=result.to_wiring().to_dict()), path, finished=not unfinished
+    )
+    saved = partial_path(path) if unfinished else path
+    out.write(
+        f"buttons: {len(pins)} seats in {took / 1e6:.0f} s at the simulated table's pace; saved to {saved}\n"
+    )
+    return 0
+
+
+def _interactive(args: argparse.Namespace, out: TextIO, step: Any, keep: Any) -> tuple[Any, Path, str]:
+    """Run one wizard step at the camera or the simulated table, and keep its part of the table
+    profile: the profile itself, or an unfinished wizard's progress when there is one."""
+    import time
+
+    from calibration.profile import default_profile_path, partial_path
+    from calibration.sim_table import SimTable
+    from calibration.wizard import drive_live, drive_sim, save_progress, seconds, start_profile
+    from hardware.camera import SourceError, open_source
+
+    path = Path(args.out) if args.out else default_profile_path()
+    profile = start_profile(path, args.restart)
+
+    def show(prompt: Any) -> None:
+        out.write(prompt.text + "\n")
+        out.flush()
+
+    started = time.perf_counter()
+    if args.sim:
+        table = SimTable(args.seed)
+        drive_sim(step, table, show)
+        took = f"{table.now / 1e6:.0f} s at the simulated table's pace ({seconds(started):.1f} s here)"
+    else:
+        try:
+            source = open_source(args.camera)
+        except SourceError as e:
+            raise UserError(str(e)) from None
+        with source:
+            drive_live(step, iter(source), input, show)
+        took = f"{seconds(started):.0f} s"
+    result = step.result()
+    unfinished = partial_path(path).exists()
+    save_progress(keep(profile, result), path, finished=not unfinished)
+    return result, partial_path(path) if unfinished else path, took
+
+
+def _source_options(parser: Any, required: bool = True) -> None:
+    """--camera SOURCE or --sim: where an interactive calibration step runs."""
+    group = parser.add_mutually_exclusive_group(required=required)
+    group.add_argument("--camera", metavar="SOURCE", help="at this camera (camera, 0, a video)")
+    group.add_argument("--sim", action="store_true", help="at the simulated table")
+
+
+def _profile_options(parser: Any, restart: bool = True) -> None:
+    """The table profile a step writes to, the simulated table's seed, and a fresh start."""
+    parser.add_argument(
+        "--out", metavar="PROFILE", help="the table profile (default: /etc/referee or XDG config)"
+    )
+    parser.add_argument("--seed", type=int, default=1, help="seeds the simulated table and the cards drawn")
+    if restart:
+        parser.add_argument("--restart", action="store_true", help="forget an unfinished wizard's progress")
+
+
+def add_commands(sub: Any) -> None:
+    p = sub.add_parser(
+        "calibrate", help="calibrate the table: camera, seats, deck, buttons", description="Calibration."
+    )
+    cal = p.add_subparsers(dest="what", required=False, metavar="WHAT")
+    p.description = (
+        "The whole wizard (camera, seats, deck, buttons, each saved as it is done, resumed after an "
+        "interruption), or one step: referee calibrate camera|seats|deck|buttons."
+    )
+    _source_options(p, required=False)
+    p.add_argument(
+        "--players", default="Ann,Bob,Cy,Dee", help="the players' names in seat order, comma-separated"
+    )
+    p.add_argument("--quick", action="store_true", help="the deck step: only the court cards and aces")
+    p.add_argument("--name", default="my deck", help="the deck's name in the table profile")
+    p.add_argument("--snapshot", metavar="PNG", help="where to save the camera's snapshot")
+    _profile_options(p)
+    p.set_defaults(run=cmd_calibrate_all, what=None)
+    d = cal.add_parser(
+        "deck",
+        help="learn a deck from one image per card",
+        description="Learn a deck from one camera frame per card, each named by its code (QS.png, 10H.jpg).",
+    )
+    how = d.add_mutually_exclusive_group(required=True)
+    how.add_argument("--images", metavar="DIR", help="one image per card, named by code")
+    how.add_argument("--camera", metavar="SOURCE", help="interactively, at this camera (camera, 0, a video)")
+    how.add_argument("--sim", action="store_true", help="interactively, at the simulated table")
+    d.add_argument(
+        "--out",
+        metavar="PROFILE",
+        help="where to write the profile (.npz); interactively, the table profile "
+        "(default: /etc/referee or the XDG config folder's table-profile.npz)",
+    )
+    d.add_argument("--quick", action="store_true", help="interactively: only the court cards and aces")
+    d.add_argument("--name", default="my deck", help="the deck's name in the table profile")
+    d.add_argument("--seed", type=int, default=1, help="seeds the self-check's draw and the simulated table")
+    d.add_argument("--restart", action="store_true", help="forget an unfinished wizard's progress")
+
+    st = cal.add_parser(
+        "seats",
+        help="find each seat's side of the picture",
+        description="Each seat reaches in and lays a card: the side its hand comes from is recorded.",
+    )
+    _source_options(st)
+    st.add_argument("--players", required=True, help="the players' names in seat order, comma-separated")
+    _profile_options(st)
+    st.set_defaults(run=cmd_calibrate_seats)
+
+    c = cal.add_parser(
+        "camera",
+        help="check the camera's light and focus, and find the pile's area",
+        description="Live meters and a verdict, exposure and focus locked once good, the pile's area "
+        "found from one card laid in the middle, confirmed, and drawn on a snapshot.",
+    )
+    _source_options(c)
+    c.add_argument(
+        "--snapshot", metavar="PNG", help="where to save the snapshot (default: beside the profile)"
+    )
+    _profile_options(c)
+    c.set_defaults(run=cmd_calibrate_camera)
+
+    k = cal.add_parser(
+        "check",
+        help="check the table against its profile, in under a minute",
+        description="The camera where it was calibrated, and 10 cards read by the deck's model.",
+    )
+    _source_options(k)
+    _profile_options(k, restart=False)
+    k.set_defaults(run=cmd_calibrate_check)
+
+    b = cal.add_parser(
+        "buttons",
+        help="find each seat's button, check the LEDs and the buzzer",
+        description="Each seat presses its button three times (its pin found, its bounce measured), "
+        "confirms its LED, and the buzzer plays a test tune. For now at the simulated table only "
+        "(--sim); at a real table `referee hw-test` checks the wiring.",
+    )
+    b.add_argument("--sim", action="store_true", required=True, help="at the simulated table")
+    b.add_argument("--players", type=int, default=4, help="seats, with the built-in wiring (default 4)")
+    b.add_argument("--wiring", metavar="FILE", help="the wiring file whose pins to watch")
+    _profile_options(b)
+    b.set_defaults(run=cmd_calibrate_buttons)
+    d.set_defaults(run=cmd_calibrate_deck)
