@@ -30,12 +30,14 @@ class SimTable:
         wrong: float = 0.05,
         seat: int = 0,
         slips: dict[int, int] | None = None,
+        missing: frozenset[str] = frozenset(),
         **camera: Any,
     ) -> None:
         self.rng = random.Random(seed)
         self.wrong = wrong
         self.seat = seat  # where the person sits, unless a prompt names a seat
         self.slips = dict(slips or {})  # seat -> the seat whose side its first reach comes from
+        self.missing = missing  # the codes of the cards this person's deck lacks
         self.camera = TableCamera(4, np.random.default_rng(seed), **camera)
         self.now = 0
         self.actions = 0
@@ -68,6 +70,14 @@ class SimTable:
 
     def answer(self, prompt: Any) -> str:
         return "y"
+
+    def choose(self, prompt: Any) -> str | None:
+        """An answer given instead of acting: "missing" for a card asked that the deck lacks."""
+        asked = getattr(prompt, "asked", None)
+        if asked is not None and asked.code in self.missing and "missing" in prompt.choices:
+            self.now += round(self.rng.uniform(*LAY_S) * 1e6)  # looking through the deck for it
+            return "missing"
+        return None
 
     def camera_frames(self, step: Any, seconds: float = 60.0) -> Iterator[Any]:
         """The camera step's frames: the empty table until it asks for a card, then the person

@@ -23,3 +23,6 @@ class Prompt:
     asked: Card | None = None  # the card to lay (the simulated table lays it)
     seat: int | None = None  # the seat asked to act (the simulated table acts from there)
     check: bool = False  # the self-check: the card is read once, right or wrong
+    # Answers taken while the step still waits: "yes"/"no" for a question; "missing" while a
+    # card is asked, for a deck without it. The kiosk shows them as buttons.
+    choices: tuple[str, ...] = ()

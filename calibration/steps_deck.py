@@ -21,6 +21,12 @@ What it asks:
 3. The self-check: 10 cards drawn at random are laid again, and read with the new model.
    Each is read once and counted right or wrong, and the accuracy is reported.
 
+A card the deck lacks (lost, or a joker's place taken by an advert card) is answered
+"missing" while it is asked: it is left out, the profile reads it by its corner alone (as
+the built-in model does), and the end says so. With more than a quarter of the deck
+missing, the step stops with "this does not look like a whole deck": a model learnt from
+so few cards is no use (`DeckMissing`).
+
 Quick mode asks only the court cards and the aces (16 cards). The built-in model reads
 pips and indices well on most decks; the faces are where a deck differs most.
 """
@@ -34,7 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from referee.cards import SUITED, Card
+from referee.cards import SUITED, Card, parse_card
+from referee.errors import UserError
 from referee.recognise import Profile, Recogniser
 from referee.watcher import PileWatcher, WatchLay
 
@@ -46,6 +53,12 @@ CHECKS = 10
 RANK_WORDS = {"A": "ace", "J": "jack", "Q": "queen", "K": "king"}
 SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 QUICK_RANKS = ("A", "J", "Q", "K")
+MISSING = "missing"
+MOST_MISSING = 0.25  # more of the cards asked missing than this: not a whole deck
+
+
+class DeckMissing(UserError):
+    """Too many of the cards asked were missing to learn the deck from."""
 
 
 def card_words(card: Card) -> str:
@@ -58,6 +71,7 @@ def card_words(card: Card) -> str:
 class DeckResult:
     profile: Profile
     learnt: tuple[str, ...]  # the codes the model has pictures of
+    missing: tuple[str, ...]  # the codes the person said the deck lacks (read by their corner)
     checked: tuple[tuple[str, str | None], ...]  # the self-check: (card laid, card read)
 
     @property
@@ -78,6 +92,7 @@ class DeckStep:
     name: str = "deck"
     cards: list[Card] = field(init=False)
     images: dict[str, np.ndarray] = field(init=False, default_factory=dict)
+    missing: list[str] = field(init=False, default_factory=list)
     quads: dict[str, np.ndarray] = field(init=False, default_factory=dict)
     _prompt: Prompt = field(init=False)
     _doubts: int = field(init=False, default=0)
@@ -121,7 +136,7 @@ class DeckStep:
     def result(self) -> DeckResult:
         if self._profile is None or not self.done:
             raise RuntimeError("the deck step has not finished")
-        return DeckResult(self._profile, tuple(self.images), tuple(self._checked))
+        return DeckResult(self._profile, tuple(self.images), tuple(self.missing), tuple(self._checked))
 
     # What the wizard tells it -------------------------------------------------------------------
 
@@ -138,6 +153,9 @@ class DeckStep:
         self._readings = {t: r for t, r in self._readings.items() if t >= oldest}
 
     def answer(self, text: str) -> None:
+        if MISSING in self._prompt.choices and text.strip().lower() == MISSING:
+            self._missing(self._prompt.asked)
+            return
         if self._prompt.waits != "answer" or self._pending is None:
             return
         if text.strip().lower().startswith("y"):
@@ -151,13 +169,14 @@ class DeckStep:
 
     def _progress(self) -> tuple[int, int]:
         if self._profile is not None:
-            return len(self._checked) + 1, self.checks
-        return len(self.images) + 1, len(self.cards)
+            return len(self._checked) + 1, len(self._checking)
+        return len(self.images) + len(self.missing) + 1, len(self.cards)
 
     def _next_card(self) -> Card | None:
         if self._profile is not None:
             return self._checking[len(self._checked)] if len(self._checked) < len(self._checking) else None
-        return next((c for c in self.cards if c.code not in self.images), None)
+        gone = set(self.images) | set(self.missing)
+        return next((c for c in self.cards if c.code not in gone), None)
 
     def _ask(self, before: str = "") -> None:
         card = self._next_card()
@@ -168,6 +187,9 @@ class DeckStep:
             right = sum(laid == read for laid, read in self._checked)
             learnt, checked = len(self.images), len(self._checked)
             text = f"Done: {learnt} cards learnt; the self-check read {right} of {checked} right."
+            if self.missing:
+                words = ", ".join(card_words(parse_card(code)) for code in self.missing)
+                text = text.replace(" learnt;", f" learnt ({len(self.missing)} missing: {words});")
             if self.learnt is not None:
                 text = f"Done: the self-check read {right} of {checked} right."
             self._prompt = Prompt(text, "nothing")
@@ -176,7 +198,9 @@ class DeckStep:
         what = "Self-check: lay" if self._profile is not None else "Lay"
         where = "on the pile" if self.images or self._checked else "in the middle"
         text = f"{before}{what} the {card_words(card)} face up {where} ({n} of {of})."
-        self._prompt = Prompt(text, "card", (n, of), card, check=self._profile is not None)
+        checking = self._profile is not None
+        choices = () if checking else (MISSING,)
+        self._prompt = Prompt(text, "card", (n, of), card, check=checking, choices=choices)
 
     def _learn(self) -> None:
         self._start_check(
@@ -216,7 +240,21 @@ class DeckStep:
             )
         else:
             self._pending, self._pending_image, self._pending_quad = asked, image, quad
-            self._prompt = Prompt(f"Is it the {card_words(asked)}? (y/n)", "answer", self._progress())
+            self._prompt = Prompt(
+                f"Is it the {card_words(asked)}? (y/n)", "answer", self._progress(), choices=("yes", "no")
+            )
+
+    def _missing(self, card: Card | None) -> None:
+        if card is None:
+            return
+        self.missing.append(card.code)
+        if len(self.missing) > MOST_MISSING * len(self.cards):
+            raise DeckMissing(
+                f"deck: {len(self.missing)} of the {len(self.cards)} cards asked are missing; this does "
+                "not look like a whole deck (nothing saved: calibrate the deck with all its cards)"
+            )
+        self._doubts = 0
+        self._ask(f"Left out: the {card_words(card)}. ")
 
     def _keep(self, card: Card, image: np.ndarray | None, quad: np.ndarray | None) -> None:
         assert image is not None

@@ -33,6 +33,10 @@ def drive_sim(step: Any, table: SimTable, show: Show) -> None:
         if prompt.waits == "answer":
             step.answer(table.answer(prompt))
             continue
+        instead = table.choose(prompt)
+        if instead is not None:
+            step.answer(instead)
+            continue
         for frame in table.act(prompt):
             step.feed_frame(frame)
             if step.prompt() is not prompt:
@@ -42,9 +46,17 @@ def drive_sim(step: Any, table: SimTable, show: Show) -> None:
     show(step.prompt())
 
 
-def drive_live(step: Any, frames: Iterable[Any], ask: Callable[[str], str], show: Show) -> None:
+def drive_live(
+    step: Any,
+    frames: Iterable[Any],
+    ask: Callable[[str], str],
+    show: Show,
+    poll: Callable[[], str | None] = lambda: None,
+) -> None:
     """The step against a camera and a person: prompts shown as they change, frames fed as they
-    come, and questions asked at the terminal. A lost camera is one line, and nothing is saved."""
+    come, and questions asked at the terminal. `poll` gives an answer typed while the step
+    waits for frames (one of the prompt's `choices`, such as "missing"), or None. A lost
+    camera is one line, and nothing is saved."""
     shown = None
     try:
         for frame in frames:
@@ -55,6 +67,10 @@ def drive_live(step: Any, frames: Iterable[Any], ask: Callable[[str], str], show
             if prompt.waits == "answer":
                 step.answer(ask(prompt.text))
                 continue
+            typed = poll() if getattr(prompt, "choices", ()) else None
+            if typed:
+                step.answer(typed.strip())
+                continue
             step.feed_frame(frame)
             if step.done:
                 show(step.prompt())
@@ -64,6 +80,21 @@ def drive_live(step: Any, frames: Iterable[Any], ask: Callable[[str], str], show
             f"{e}: calibration stopped; what was finished is saved, run it again to go on"
         ) from None
     raise UserError("the camera's frames ended before the step was done: calibration stopped")
+
+
+def typed_line(stream: Any = None) -> str | None:
+    """A line typed at the terminal, if one is waiting (never blocks): how the person answers
+    while the camera keeps running. None when nothing was typed, or stdin is not a terminal
+    nor a pipe (select cannot watch it)."""
+    import select
+    import sys
+
+    stream = stream if stream is not None else sys.stdin
+    try:
+        ready, _, _ = select.select([stream], [], [], 0)
+    except (OSError, ValueError, TypeError):
+        return None
+    return stream.readline() if ready else None
 
 
 def start_profile(path: Path, restart: bool) -> TableProfile:

@@ -9,7 +9,7 @@ import pytest
 
 from calibration.profile import load
 from calibration.sim_table import SimTable
-from calibration.steps_deck import DeckStep, card_words
+from calibration.steps_deck import DeckMissing, DeckStep, card_words
 from calibration.wizard import drive_live, drive_sim
 from hardware.camera import CameraLost
 from referee.cards import parse_card
@@ -69,6 +69,39 @@ def test_the_camera_lost_mid_step_stops_it_with_one_line(recogniser):
     with pytest.raises(UserError, match=r"unplugged\?\): calibration stopped; what was finished is saved"):
         drive_live(step, frames(), lambda question: "y", lambda prompt: None)
     assert not step.done
+
+
+def test_a_card_the_deck_lacks_is_answered_missing_and_left_out(recogniser):
+    step = DeckStep(recogniser, random.Random(1), quick=True)
+    prompts: list = []
+    drive_sim(step, SimTable(3, wrong=0.0, missing=frozenset({"QH"})), prompts.append)
+    result = step.result()
+    assert result.missing == ("QH",) and "QH" not in result.learnt and len(result.learnt) == 15
+    assert "QH" not in {laid for laid, _ in result.checked}  # the self-check draws from the cards learnt
+    asked = [p for p in prompts if p.waits == "card" and not p.check]
+    assert all(p.choices == ("missing",) for p in asked)  # the kiosk shows it as a button
+    assert any(p.text.startswith("Left out: the queen of hearts. Lay the king of hearts") for p in prompts)
+    assert prompts[-1].text.startswith("Done: 15 cards learnt (1 missing: queen of hearts);")
+    assert [p.text for p in prompts].count("Lay the ace of spades face up in the middle (1 of 16).") == 1
+
+
+def test_a_deck_with_most_cards_missing_stops_with_one_line_and_learns_nothing(recogniser):
+    step = DeckStep(recogniser, random.Random(1), quick=True)
+    gone = frozenset({"AS", "JS", "QS", "KS", "AH"})  # 5 of 16: more than a quarter
+    with pytest.raises(DeckMissing, match=r"^deck: 5 of the 16 cards asked are missing; this does not look"):
+        drive_sim(step, SimTable(3, wrong=0.0, missing=gone), lambda prompt: None)
+    assert not step.done
+
+
+def test_missing_typed_at_the_terminal_while_the_camera_runs(recogniser):
+    step = DeckStep(recogniser, random.Random(1), quick=True)
+    typed = iter([None, "missing\n"])  # nothing typed at the first frame, then "missing"
+    frames = SimTable(1).camera.frames_until(1_000_000)  # the bare table: the ace of spades never laid
+    shown: list[str] = []
+    with pytest.raises(UserError, match="frames ended before the step was done"):
+        drive_live(step, frames, input, lambda p: shown.append(p.text), lambda: next(typed, None))
+    assert step.missing == ["AS"]
+    assert shown[-1] == "Left out: the ace of spades. Lay the jack of spades face up in the middle (2 of 16)."
 
 
 def test_card_words():

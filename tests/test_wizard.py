@@ -71,3 +71,18 @@ def test_camera_drift_names_a_size_change_and_a_move_but_not_jitter() -> None:
     assert camera_drift(saved, 145.0, (103, 42, 523, 462)) == []
     assert camera_drift(saved, 170.0, (100, 40, 520, 460))[0].startswith("camera: the card is 170 px")
     assert "moved 100 px" in camera_drift(saved, 140.0, (200, 40, 620, 460))[0]
+
+
+def test_a_line_typed_is_read_without_waiting_and_nothing_typed_is_none():
+    import os
+
+    from calibration.wizard import typed_line
+
+    read_end, write_end = os.pipe()
+    with os.fdopen(read_end) as stream, os.fdopen(write_end, "w") as typing:
+        assert typed_line(stream) is None  # nothing typed yet: no wait
+        typing.write("missing\n")
+        typing.flush()
+        assert typed_line(stream) == "missing\n"
+        assert typed_line(stream) is None
+    assert typed_line(object()) is None  # not a file select can watch
