@@ -127,8 +127,11 @@ class ButtonsStep:
 
     name = "buttons"
 
-    def __init__(self, wiring: Wiring, candidates: Sequence[int] | None = None) -> None:
+    def __init__(
+        self, wiring: Wiring, candidates: Sequence[int] | None = None, presses: int = PRESSES_PER_SEAT
+    ) -> None:
         self.wiring = wiring
+        self.presses = presses  # per seat; `calibrate check` asks one
         self.candidates: tuple[int, ...] = tuple(candidates) if candidates else wiring.buttons
         n = len(wiring.seats)
         self._index = {pin: i for i, pin in enumerate(self.candidates)}
@@ -168,7 +171,7 @@ class ButtonsStep:
             if k == 0:
                 text = f"{names[s]} (seat {s + 1} of {n}): press your button"
             else:
-                text = f"{names[s]}: press your button again ({k + 1} of {PRESSES_PER_SEAT})"
+                text = f"{names[s]}: press your button again ({k + 1} of {self.presses})"
             return self._ask("buttons", text, ("skip",), (s + 1, n), waits=PRESS)
         if self._phase == "leds":
             lit = tuple((0, ("seat", i), 1.0 if i == s else 0.0) for i in range(n))
@@ -354,7 +357,7 @@ class ButtonsStep:
         if mine is None:
             self._pins[s], self._pressed[s] = pin, True
         self._presses[s] += 1
-        if self._presses[s] < PRESSES_PER_SEAT:
+        if self._presses[s] < self.presses:
             self._next_prompt()
         else:
             self._next_seat()
