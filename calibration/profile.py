@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -106,25 +107,45 @@ def _sync_folder(folder: Path) -> None:
         os.close(fd)
 
 
-def load(path: str | os.PathLike[str]) -> TableProfile:
-    """Read a table profile; TableProfileError (one line naming the file) if it cannot be used."""
+def table_part(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The profile's table part (camera, seats, buttons, deck name, steps done) without the
+    deck's arrays, or None for a deck profile (`calibrate deck --images`): what the service's
+    config reads. TableProfileError (one line naming the file) if it cannot be used."""
     source = Path(path)
+    if source.is_file() and not zipfile.is_zipfile(source):  # numpy would call it pickled data
+        raise TableProfileError(f"{source}: not a profile (a profile is an .npz file the wizard writes)")
     try:
         with np.load(source, allow_pickle=False) as data:
             if "table" not in data.files:
-                raise TableProfileError(f"{source}: a deck profile, not a table profile (no table part)")
+                if "faces" in data.files:
+                    return None
+                raise TableProfileError(f"{source}: neither a table profile nor a deck profile")
             meta = json.loads(str(data["table"]))
-            version = meta.get("version")
-            if version != TABLE_PROFILE_VERSION:
-                raise TableProfileError(
-                    f"{source}: table profile version {version}, this referee reads {TABLE_PROFILE_VERSION}"
-                )
-            deck = Profile.load(source) if "faces" in data.files else None
     except TableProfileError:
         raise
     except FileNotFoundError:
         raise TableProfileError(f"{source}: no such profile (run `referee calibrate`)") from None
     except Exception as e:  # zip, JSON, key and value errors all mean a damaged file here
+        raise TableProfileError(f"{source}: not a table profile ({type(e).__name__}: {e})") from None
+    if not isinstance(meta, dict) or meta.get("version") != TABLE_PROFILE_VERSION:
+        version = meta.get("version") if isinstance(meta, dict) else None
+        raise TableProfileError(
+            f"{source}: table profile version {version}, this referee reads {TABLE_PROFILE_VERSION}"
+        )
+    return meta
+
+
+def load(path: str | os.PathLike[str]) -> TableProfile:
+    """Read a table profile; TableProfileError (one line naming the file) if it cannot be used."""
+    source = Path(path)
+    meta = table_part(source)
+    if meta is None:
+        raise TableProfileError(f"{source}: a deck profile, not a table profile (no table part)")
+    try:
+        with np.load(source, allow_pickle=False) as data:
+            has_deck = "faces" in data.files
+        deck = Profile.load(source) if has_deck else None
+    except Exception as e:
         raise TableProfileError(f"{source}: not a table profile ({type(e).__name__}: {e})") from None
     done = tuple(s for s in meta.get("done", []) if s in STEPS)
     return TableProfile(

@@ -15,8 +15,9 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from calibration.profile import TableProfileError, default_profile_path, table_part
 from calibration.tomlfile import Bad, known, need_table, read_toml, show
-from calibration.wiring import Wiring, WiringError, default_wiring, load_wiring
+from calibration.wiring import Wiring, WiringError, default_wiring, load_wiring, parse_wiring
 
 from .engine import MAX_PLAYERS, MIN_PLAYERS
 from .errors import UserError
@@ -45,9 +46,11 @@ class Config:
     rules: str = "celtic"
     options: Mapping[str, Any] = field(default_factory=dict)
     camera: str | None = None  # None: no camera; lays come from --lays-from
-    profile: Path | None = None
+    profile: Path | None = None  # the deck profile, or a table profile holding a deck
     fps: float = 30.0
     sides: Mapping[str, int] | None = None  # the frame edge each seat's hand comes in from
+    # The exposure (us), gain and lens position the camera step locked: set again at each start.
+    camera_locks: tuple[int, float, float | None] | None = None
     pins: str = "gpio"
     wiring: Wiring = field(default_factory=default_wiring)
     data_dir: Path = field(default_factory=lambda: default_data_dir())
@@ -99,17 +102,37 @@ def _parse(data: Mapping[str, Any], source: str, folder: Path) -> Config:
             "camera.source", f'must be "camera", a webcam number, a video or folder, not {show(source_text)}'
         )
     profile = _path(camera, "profile", "camera.profile", folder)
+    if profile is None and default_profile_path().exists():
+        profile = default_profile_path()  # what `referee calibrate` wrote, unless the config says
+    try:
+        table_profile = table_part(profile) if profile is not None else None
+    except TableProfileError as e:
+        raise Bad("camera.profile", str(e)) from None
     fps = camera.get("fps", 30.0)
     if isinstance(fps, bool) or not isinstance(fps, int | float) or not 1 <= fps <= 240:
         raise Bad("camera.fps", f"must be frames per second, 1 to 240, not {show(fps)}")
-    sides = _sides(camera.get("seats"), len(players))
+    if "seats" in camera or table_profile is None or not table_profile.get("seats"):
+        sides = _sides(camera.get("seats"), len(players))
+    else:
+        sides = _profile_sides(table_profile["seats"], len(players), profile)
 
     hardware = _section(data, "hardware", _HARDWARE_KEYS)
     pins = hardware.get("pins", "gpio")
     if pins not in PIN_KINDS:
         raise Bad("hardware.pins", f'must be "gpio" (the Pi\'s pins) or "mock" (no wiring), not {show(pins)}')
     wiring_path = _path(hardware, "wiring", "hardware.wiring", folder)
-    if wiring_path is None:
+    if wiring_path is None and table_profile is not None and table_profile.get("buttons"):
+        try:  # the pins the buttons step found
+            wiring = parse_wiring(table_profile["buttons"], f"{profile}: buttons")
+        except WiringError as e:
+            raise Bad("camera.profile", str(e)) from None
+        if len(wiring.seats) != len(players):
+            raise Bad(
+                "camera.profile",
+                f"{profile} holds buttons for {len(wiring.seats)} seats, but [table] players names "
+                f"{len(players)} (referee calibrate buttons again, or give [hardware] wiring)",
+            )
+    elif wiring_path is None:
         wiring = default_wiring(len(players))
     else:
         try:
@@ -139,9 +162,11 @@ def _parse(data: Mapping[str, Any], source: str, folder: Path) -> Config:
         rules=rules,
         options=dict(options),
         camera=source_text.strip() if source_text else None,
-        profile=profile,
+        # A table profile without its deck step: the built-in model reads the cards.
+        profile=profile if table_profile is None or "deck" in table_profile.get("done", []) else None,
         fps=float(fps),
         sides=sides,
+        camera_locks=_locks(table_profile),
         pins=pins,
         wiring=wiring,
         data_dir=data_dir,
@@ -180,6 +205,26 @@ def _path(section: Mapping[str, Any], key: str, where: str, folder: Path) -> Pat
         raise Bad(where, f"must be a path, not {show(value)}")
     path = Path(value).expanduser()
     return path if path.is_absolute() else folder / path
+
+
+def _profile_sides(seats: Any, players: int, profile: Path | None) -> dict[str, int]:
+    """The seats step's sides, for this table's players."""
+    try:
+        return _sides(seats, players)
+    except Bad as bad:
+        raise Bad(
+            "camera.profile",
+            f"{profile}: its seats do not fit [table] players ({bad.what}; "
+            "referee calibrate seats again, or give [camera] seats)",
+        ) from None
+
+
+def _locks(table_profile: Mapping[str, Any] | None) -> tuple[int, float, float | None] | None:
+    camera = (table_profile or {}).get("camera") or {}
+    if camera.get("exposure_us") is None or camera.get("gain") is None:
+        return None  # nothing was locked (a webcam, or no camera step)
+    lens = camera.get("lens_position")
+    return int(camera["exposure_us"]), float(camera["gain"]), None if lens is None else float(lens)
 
 
 def _sides(value: Any, players: int) -> dict[str, int] | None:

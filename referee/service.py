@@ -523,6 +523,10 @@ def _feed_camera(
             if source is not None:
                 try:
                     with source:
+                        if config.camera_locks is not None:  # as the camera step locked them
+                            from hardware.camera_controls import controls_for
+
+                            controls_for(source).lock(*config.camera_locks)
                         for frame in source:
                             if not said_ready:
                                 ready()  # the camera gives frames and the recogniser is loaded

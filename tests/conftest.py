@@ -10,5 +10,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "referee"))
 
 @pytest.fixture(autouse=True)
 def _own_data_dir(tmp_path_factory, monkeypatch):
-    """The demo and the service keep journals in the XDG data dir: never the user's in tests."""
+    """The demo and the service keep journals in the XDG data dir: never the user's in tests..."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))
+    # ...nor the user's table profile, which the service's config reads when it names none.
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))

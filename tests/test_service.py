@@ -322,6 +322,44 @@ def test_a_lost_camera_pauses_the_game_and_the_card_laid_meanwhile_is_judged_whe
     assert laid == ["7H", "QS", "2D", "9C"]  # nothing lost: 2D is seen when the camera is back
 
 
+def test_the_camera_locks_of_the_table_profile_are_set_at_every_opening(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from calibration.profile import TableProfile, save
+    from hardware import camera_controls
+    from hardware.camera_controls import Exposure, RecordingControls
+
+    frames, truth = _clip(tmp_path)
+    lost_at = next(i for i, (t, _) in enumerate(frames) if t > truth[1][0]) + 2
+    camera = _LosingCamera(frames, lost_at, lost_at)
+    locked = RecordingControls()
+    monkeypatch.setattr(camera_controls, "controls_for", lambda source: locked)
+    part = {
+        "pile_box": [0, 0, 9, 9],
+        "card_px": 99.0,
+        "exposure_us": 9000,
+        "gain": 1.5,
+        "lens_position": None,
+    }
+    seats = {"bottom": 0, "left": 1, "top": 2}
+    profile = TableProfile().with_step("camera", camera=part).with_step("seats", seats=seats)
+    save(profile, tmp_path / "table.npz")
+    extra = '[camera]\nsource = "camera"\nprofile = "table.npz"\n'
+    args = argparse.Namespace(
+        config=str(_config(tmp_path, extra)), lays_from=None, at_once=False, new_game=False
+    )
+    out = io.StringIO()
+    import referee.service as service
+
+    monkeypatch.setattr(service, "RECONNECT_S", (0.0, 0.0, 0.0))
+    assert run_service(args, out, io.StringIO(), clock=VirtualClock(0), opener=camera) == 0
+    assert (
+        locked.calls == [("lock", Exposure(9000, 1.5, None))] * 2
+    )  # at the start, and again when the camera is back
+    laid = [json.loads(line) for line in out.getvalue().splitlines() if '"laid"' in line]
+    assert [(lay["card"], lay["seat"]) for lay in laid] == [("7H", 0), ("QS", 1), ("2D", 2), ("9C", 0)]
+
+
 def test_a_camera_that_never_comes_back_ends_the_service_with_status_3_and_the_game_open(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

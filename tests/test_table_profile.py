@@ -56,7 +56,7 @@ def test_a_write_that_fails_leaves_the_old_profile_as_it_was(tmp_path: Path, mon
     ("content", "words"),
     [
         (None, "no such profile"),
-        (b"not a zip at all", "not a table profile"),
+        (b"not a zip at all", "not a profile (a profile is an .npz file"),
     ],
 )
 def test_a_missing_or_damaged_profile_is_one_line(tmp_path: Path, content, words) -> None:
