@@ -10,7 +10,8 @@
 `KioskHub` is where the table's thread hands the view to the server's event loop: the
 table side changes the view under a lock and bumps a version; the loop side is woken
 with `call_soon_threadsafe` and sends the newest view. Streams skip versions they were
-too slow to see; every view is whole, so nothing is lost by skipping.
+too slow to see; every view is whole, so nothing is lost by skipping. The calibration
+wizard's page (`calibrate_kiosk.py`) shares that hand-off (`LiveHub`) and the stream.
 """
 
 from __future__ import annotations
@@ -66,64 +67,36 @@ class TableCommands(Protocol):
     def undo_last(self) -> str: ...
 
 
-class KioskHub:
-    """The current view and its version, from the table's thread to the server's event loop.
+class LiveHub:
+    """A view and its version, from a worker thread to the server's event loop: the part the
+    game's hub and the calibration wizard's hub share (`event_stream` sends it).
 
-    The table side (any thread): `add`, `update`, `trouble`, `pause`, `resume`, `signal`,
-    `reset`. The loop side: `snapshot` and `wait_after`, once `attach` has named the loop.
+    The worker side (any thread) changes the view with `_change`; the loop side reads
+    `snapshot` and waits in `wait_after`, once `attach` has named the loop. A subclass says
+    what its view is (`_view`).
     """
 
-    def __init__(self, view: TableView) -> None:
+    def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._view = view
         self._version = 1
         self._built: tuple[int, bytes] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._changed = asyncio.Event()
         self.closed = False
 
-    # The table's side --------------------------------------------------------------
-
-    def add(self, ruling: Ruling, state: State | None = None) -> None:
-        """A final ruling (a ruling sink), and the state after it if the caller has it."""
-
-        def change(view: TableView) -> None:
-            view.add(ruling)
-            if state is not None:
-                view.update(state)
-
-        self._change(change)
-
-    def update(self, state: State) -> None:
-        self._change(lambda view: view.update(state))
-
-    def trouble(self, trouble: ButtonTrouble) -> None:
-        self._change(lambda view: view.trouble(trouble))
-
-    def pause(self, reason: str) -> None:
-        self._change(lambda view: view.pause(reason))
-
-    def resume(self) -> None:
-        self._change(lambda view: view.resume())
-
-    def signal(self, target: Target, value: Value) -> None:
-        self._change(lambda view: view.signal(target, value))
-
-    def reset(self, view: TableView) -> None:
-        """Show another view from now on: a new game, or the game re-judged after an undo."""
-
-        def swap(_: TableView) -> None:
-            self._view = view
-
-        self._change(swap)
+    def _view(self) -> dict[str, Any]:
+        raise NotImplementedError
 
     @property
     def version(self) -> int:
         return self._version
 
-    def _change(self, change: Callable[[TableView], Any]) -> None:
+    def _change(self, change: Callable[[], Any]) -> None:
+        """Run `change` under the lock and make a new version: `change` returning False
+        means nothing changed (no new version, nobody woken)."""
         with self._lock:
-            change(self._view)
+            if change() is False:
+                return
             self._version += 1
         self._notify()
 
@@ -155,7 +128,7 @@ class KioskHub:
         with self._lock:
             built = self._built
             if built is None or built[0] != self._version:
-                view = {"version": self._version, **self._view.view()}
+                view = {"version": self._version, **self._view()}
                 built = self._built = (self._version, json.dumps(view, ensure_ascii=False).encode())
             return built
 
@@ -167,6 +140,62 @@ class KioskHub:
             except TimeoutError:
                 return False
         return True
+
+
+class KioskHub(LiveHub):
+    """The game's view and its version, from the table's thread to the server's event loop.
+
+    The table side (any thread): `add`, `update`, `trouble`, `pause`, `resume`, `signal`,
+    `reset`. The loop side: `snapshot` and `wait_after`, once `attach` has named the loop.
+    """
+
+    def __init__(self, view: TableView) -> None:
+        super().__init__()
+        self._table_view = view
+
+    # The table's side --------------------------------------------------------------
+
+    def add(self, ruling: Ruling, state: State | None = None) -> None:
+        """A final ruling (a ruling sink), and the state after it if the caller has it."""
+
+        def change(view: TableView) -> None:
+            view.add(ruling)
+            if state is not None:
+                view.update(state)
+
+        self._change_view(change)
+
+    def update(self, state: State) -> None:
+        self._change_view(lambda view: view.update(state))
+
+    def trouble(self, trouble: ButtonTrouble) -> None:
+        self._change_view(lambda view: view.trouble(trouble))
+
+    def pause(self, reason: str) -> None:
+        self._change_view(lambda view: view.pause(reason))
+
+    def resume(self) -> None:
+        self._change_view(lambda view: view.resume())
+
+    def signal(self, target: Target, value: Value) -> None:
+        self._change_view(lambda view: view.signal(target, value))
+
+    def reset(self, view: TableView) -> None:
+        """Show another view from now on: a new game, or the game re-judged after an undo."""
+
+        def swap() -> None:
+            self._table_view = view
+
+        self._change(swap)
+
+    def _change_view(self, change: Callable[[TableView], Any]) -> None:
+        def on_view() -> None:
+            change(self._table_view)
+
+        self._change(on_view)
+
+    def _view(self) -> dict[str, Any]:
+        return self._table_view.view()
 
 
 def make_app(hub: KioskHub, token: str, commands: TableCommands | None = None) -> Starlette:
@@ -181,35 +210,31 @@ def make_app(hub: KioskHub, token: str, commands: TableCommands | None = None) -
         return Response(body, media_type="application/json", headers=NO_STORE)
 
     async def events(request: Request) -> Response:
-        return StreamingResponse(
-            _stream(hub),
-            media_type="text/event-stream",
-            headers={**NO_STORE, "X-Accel-Buffering": "no"},
-        )
+        return event_response(hub)
 
     async def admin_token(request: Request) -> Response:
-        if not _is_loopback(request):
-            return _error(403, "the admin token is shown on the table's own screen only")
+        if not is_loopback(request):
+            return error_response(403, "the admin token is shown on the table's own screen only")
         return JSONResponse({"token": token}, headers=NO_STORE)
 
     Command = Callable[[TableCommands, dict[str, Any]], str]
 
     def admin(run: Command) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
-            params = await _params(request)
+            params = await read_params(request)
             if params is None:
-                return _error(400, "send a JSON object or a form")
+                return error_response(400, "send a JSON object or a form")
             given = _given_token(request, params)
             if given is None:
-                return _error(401, "the admin token is needed", {"WWW-Authenticate": "Bearer"})
+                return error_response(401, "the admin token is needed", {"WWW-Authenticate": "Bearer"})
             if not hmac.compare_digest(given.encode(), token.encode()):
-                return _error(403, "wrong admin token")
+                return error_response(403, "wrong admin token")
             if commands is None:
-                return _error(503, "this kiosk takes no commands")
+                return error_response(503, "this kiosk takes no commands")
             try:
                 message = await run_in_threadpool(run, commands, params)
             except (ValueError, UserError) as e:
-                return _error(400, str(e))
+                return error_response(400, str(e))
             return JSONResponse({"ok": True, "message": message}, headers=NO_STORE)
 
         return endpoint
@@ -233,21 +258,31 @@ def make_app(hub: KioskHub, token: str, commands: TableCommands | None = None) -
     return Starlette(routes=routes, lifespan=lifespan)
 
 
-async def _stream(hub: KioskHub) -> AsyncIterator[bytes]:
+def event_response(hub: LiveHub) -> Response:
+    """The hub's views as Server-Sent Events."""
+    return StreamingResponse(
+        event_stream(hub), media_type="text/event-stream", headers={**NO_STORE, "X-Accel-Buffering": "no"}
+    )
+
+
+async def event_stream(hub: LiveHub) -> AsyncIterator[bytes]:
     yield f"retry: {RETRY_MS}\n\n".encode()
     seen = 0
     while True:
         changed = await hub.wait_after(seen, KEEP_ALIVE_S)
-        if hub.closed:
+        closing = hub.closed  # as it was before the newest view was read: that view goes out too
+        if changed or closing:
+            version, body = hub.snapshot()
+            if version != seen:
+                seen = version
+                yield b"id: %d\nevent: view\ndata: %s\n\n" % (seen, body)
+        if closing:
             return
         if not changed:
             yield b": keep-alive\n\n"
-            continue
-        seen, body = hub.snapshot()
-        yield b"id: %d\nevent: view\ndata: %s\n\n" % (seen, body)
 
 
-async def _params(request: Request) -> dict[str, Any] | None:
+async def read_params(request: Request) -> dict[str, Any] | None:
     """The request's parameters: a JSON object, a URL-encoded form (names may repeat), or
     nothing. None when the body is neither, or too big for any command."""
     body = await request.body()
@@ -300,7 +335,7 @@ def _names(params: dict[str, Any]) -> list[str]:
     return names
 
 
-def _is_loopback(request: Request) -> bool:
+def is_loopback(request: Request) -> bool:
     host = request.client.host if request.client is not None else ""
     try:
         address = ipaddress.ip_address(host)
@@ -310,5 +345,5 @@ def _is_loopback(request: Request) -> bool:
     return (mapped or address).is_loopback
 
 
-def _error(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
     return JSONResponse({"error": message}, status_code=status, headers={**NO_STORE, **(headers or {})})

@@ -15,7 +15,7 @@ from typing import Any
 import uvicorn
 
 from .errors import UserError
-from .kiosk import KioskHub
+from .kiosk import LiveHub
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +27,7 @@ STOP_TIMEOUT_S = 5.0
 class KioskServer:
     """Serves `app` on `host`:`port` from a daemon thread: `start()`, then `stop()`."""
 
-    def __init__(self, app: Any, hub: KioskHub, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> None:
+    def __init__(self, app: Any, hub: LiveHub, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> None:
         self.app = app
         self.hub = hub
         self.host = host

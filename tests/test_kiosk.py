@@ -99,8 +99,9 @@ def test_the_state_is_read_only_json_with_its_version(client):
 def test_the_page_and_its_files_are_served(client):
     page = client.get("/")
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
-    assert '<script src="/static/kiosk.js"' in page.text
-    assert "EventSource" in client.get("/static/kiosk.js").text
+    assert '<script src="/static/live.js"' in page.text and '<script src="/static/kiosk.js"' in page.text
+    assert "listen(draw)" in client.get("/static/kiosk.js").text
+    assert "EventSource" in client.get("/static/live.js").text
     assert client.get("/static/kiosk.css").status_code == 200
 
 
@@ -232,6 +233,25 @@ def test_closing_the_hub_ends_the_waits():
         return await hub.wait_after(hub.version, 10)
 
     assert asyncio.run(main()) is True and hub.closed
+
+
+def test_a_stream_sends_the_last_view_before_it_ends_on_close():
+    from referee.kiosk import event_stream
+
+    hub, (state, *rest) = race_hub()
+
+    async def main() -> list[bytes]:
+        hub.attach(asyncio.get_running_loop())
+        stream = event_stream(hub)
+        sent = [await anext(stream), await anext(stream)]  # retry:, then the view at connect
+        feed(hub, state, rest[:3])  # a change, and the server stopping, before the stream runs
+        hub.close()
+        return sent + [chunk async for chunk in stream]
+
+    retry, first, *after = asyncio.run(main())
+    assert retry.startswith(b"retry:") and first.startswith(b"id: 4\n")
+    assert len(after) == 1 and after[0].startswith(b"id: %d\nevent: view\n" % hub.version)
+    assert b"beats Ann by 12.4 ms" in after[0]
 
 
 # The real server -----------------------------------------------------------------------

@@ -1,10 +1,6 @@
-// The kiosk page: each view from /events (Server-Sent Events) is drawn whole; a part of
-// the page is rewritten only when its HTML changes. No build step, no libraries.
+// The game's kiosk page: each view from /events is drawn whole (live.js: $, esc, put, listen).
 "use strict";
 
-const $ = (id) => document.getElementById(id);
-const ESC = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ESC[c]);
 const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
 const TOKEN_KEY = "referee-admin-token";
 
@@ -16,13 +12,6 @@ const KEEP = 2000;
 let lastTop = null;
 let lastSeq = null;
 let winnerDismissed = false;
-
-function put(el, html) {
-  if (el._html === html) return false;
-  el.innerHTML = html;
-  el._html = html;
-  return true;
-}
 
 function wallMs() {
   return performance.timeOrigin + performance.now();
@@ -222,25 +211,6 @@ function draw(v) {
   if (kiosk.painted.length > KEEP) kiosk.painted.splice(0, KEEP / 2);
 }
 
-function connect() {
-  const source = new EventSource("/events");
-  source.addEventListener("view", (e) => {
-    $("conn").hidden = true;
-    draw(JSON.parse(e.data));
-  });
-  source.onopen = () => {
-    $("conn").hidden = true;
-  };
-  source.onerror = () => {
-    $("conn").hidden = false;
-    if (source.readyState === EventSource.CLOSED) {
-      // The browser gives up on an HTTP error; keep trying, as a kiosk must.
-      source.close();
-      setTimeout(connect, 2000);
-    }
-  };
-}
-
 // Host controls: the admin token is asked for once and kept in this browser.
 
 async function localToken() {
@@ -321,5 +291,5 @@ async function showLocalToken() {
 }
 
 setUpAdmin();
-connect();
+listen(draw);
 showLocalToken();
