@@ -26,12 +26,25 @@ TICK_US = 100_000
 
 
 def drive_buttons_sim(
-    step: ButtonsStep, wiring: Wiring, pins: Sequence[int], seed: int, show: Callable[[Any], None]
+    step: ButtonsStep,
+    wiring: Wiring,
+    pins: Sequence[int],
+    seed: int,
+    show: Callable[[Any], None],
+    say: Callable[[Any], str | None] | None = None,
+    clock: VirtualClock | None = None,
 ) -> int:
     """Run the step with simulated players whose buttons are on `pins` (seat order). The table
-    time it took, in microseconds."""
+    time it took, in microseconds.
+
+    `say(prompt)` is what the people at the table say: the answer to a question (it may wait
+    for one), or, while presses are awaited, one of the prompt's choices given meanwhile, or
+    None (then they press). By default they answer every question yes. `clock` is the table's
+    (a VirtualClock at 0; one that also holds the wall clock back paces it for a watcher)."""
     rng = random.Random(seed)
-    clock = VirtualClock(0)
+    clock = clock or VirtualClock(0)
+    start = clock.now_us()
+    say = say or (lambda prompt: "yes" if prompt.waits_for == ANSWER else None)
     factory = VirtualFactory(clock)
     signals = TableSignals.from_wiring(wiring, factory)
     lit: set[int] = set()
@@ -49,8 +62,9 @@ def drive_buttons_sim(
                     if isinstance(target, tuple):
                         (lit.add if value else lit.discard)(target[1])
                 step.tick(clock.now_us())
-            if prompt.waits_for == ANSWER:
-                step.answer("yes")
+            said = say(prompt) if prompt.waits_for in (ANSWER, PRESS) else None
+            if said is not None:
+                step.answer(said)
                 continue
             if prompt.waits_for == PRESS:
                 seat = next(iter(lit)) if prompt.phase == "leds" and lit else prompt.progress[0] - 1
@@ -63,7 +77,7 @@ def drive_buttons_sim(
                 clock.sleep_until(clock.now_us() + 2 * TICK_US)  # the step decides a press after 100 ms
                 step.tick(clock.now_us())
         show(step.prompt())
-        return clock.now_us()
+        return clock.now_us() - start
     finally:
         signals.close()
         factory.close()

@@ -10,21 +10,30 @@ the table profile's progress atomically, and writes the finished profile at the 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from hardware.camera import CameraLost
+from hardware.clock import VirtualClock
 from referee.errors import UserError
 
 from . import profile as table_profile
 from .profile import TableProfile
-from .sim_table import SimTable
 
 Show = Callable[[Any], None]  # shows a prompt (the terminal prints its text; tests collect them)
 
 
-def drive_sim(step: Any, table: SimTable, show: Show) -> None:
+class Person(Protocol):
+    """Who is at the simulated table: `SimTable`, or a wrapper that watches its frames and
+    takes the answers from elsewhere (the kiosk page)."""
+
+    def act(self, prompt: Any) -> Iterator[Any]: ...
+
+    def answer(self, prompt: Any) -> str: ...
+
+
+def drive_sim(step: Any, table: Person, show: Show) -> None:
     """The step against the simulated table: the person does what each prompt asks, and the
     frames go to the step until it has seen it."""
     while not step.done:
@@ -120,3 +129,55 @@ def save_progress(profile: TableProfile, path: Path, finished: bool) -> None:
 
 def seconds(since: float) -> float:
     return time.perf_counter() - since
+
+
+CATCH_UP_S = 0.25  # behind the table's time by more than this: start the pace afresh from here
+
+
+class Pacer:
+    """Holds the simulated table to the wall clock, so that a person watching it at the kiosk
+    sees it at their own pace: `at(t_us)` returns once `t_us` of table time has passed since
+    the pace began (`speed` 1: real time; 10: ten times faster; 0: at once, never waiting).
+
+    The table's time is what the simulated person's clock says; the wall clock only holds it
+    back. When the table is behind (it waited for an answer from the page, or this machine
+    renders slower than real time) or its clock starts again (a new step's table), the pace
+    begins afresh there, rather than rushing to catch up."""
+
+    def __init__(
+        self,
+        speed: float,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if not speed >= 0:
+            raise UserError(f"--speed must be 0 (at once) or more, not {speed}")
+        self.speed = speed
+        self._sleep, self._clock = sleep, clock
+        self._start: tuple[float, int] | None = None  # (wall s, table us) the pace counts from
+
+    def at(self, t_us: int) -> None:
+        if self.speed == 0:
+            return
+        now = self._clock()
+        if self._start is None or t_us < self._start[1]:
+            self._start = (now, t_us)
+            return
+        wall, table = self._start
+        due = wall + (t_us - table) / 1e6 / self.speed
+        if now - due > CATCH_UP_S:
+            self._start = (now, t_us)
+        elif due > now:
+            self._sleep(due - now)
+
+
+class PacedClock(VirtualClock):
+    """The simulated buttons table's clock, held to the wall clock by `pacer`."""
+
+    def __init__(self, pacer: Pacer, start_us: int = 0) -> None:
+        super().__init__(start_us)
+        self.pacer = pacer
+
+    def sleep_until(self, t_us: int) -> None:
+        super().sleep_until(t_us)
+        self.pacer.at(self.now_us())
