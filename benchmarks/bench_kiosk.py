@@ -38,7 +38,7 @@ from referee.kiosk_server import KioskServer
 from referee.kiosk_view import TableView
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tests.test_kiosk_browser import CHROMIUM, CHROMIUM_ARGS
+from tests.conftest import CHROMIUM, CHROMIUM_ARGS
 
 WARM_UP = 10  # the first rulings are fed but not counted (the page's code is still cold)
 

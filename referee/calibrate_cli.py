@@ -1,19 +1,156 @@
 """The calibration commands: `referee calibrate` (the whole wizard) and its steps alone,
 `referee calibrate camera|seats|deck|buttons|check`, plus `calibrate deck --images DIR`.
 
-The steps are pure state machines in `calibration/`; these commands are their terminal
-shell: they open the camera (or the simulated table), show the prompts, ask the questions,
-and keep each step's part of the table profile (docs/calibration.md).
+The steps are pure state machines in `calibration/`; these commands are their shell: they
+open the camera (or the simulated table), show the prompts, ask the questions, and keep each
+step's part of the table profile (docs/calibration.md). Where the prompts are shown and the
+questions answered is the step's front: the terminal (`Terminal`), or with `--kiosk` the
+wizard's page as well (`calibrate_kiosk.KioskFront`); the commands drive both the same way.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
 from .errors import UserError
+
+
+class Terminal:
+    """The steps' front in the terminal: prompts printed, questions asked with input(), and at
+    the simulated table answered yes by the simulated person. `pacer` holds the simulated table
+    to the wall clock (`--speed`)."""
+
+    def __init__(self, out: TextIO, sim: bool, pacer: Any) -> None:
+        self.out, self.sim, self.pacer = out, sim, pacer
+
+    def say(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def begin(self, name: str, pile_box: Any = None) -> None:
+        """A step starts (`pile_box`: the pile's area from the profile, for the preview)."""
+
+    def show(self, prompt: Any) -> None:
+        self.say(prompt.text)
+
+    def ask(self, prompt: Any) -> str:
+        """The answer to the question `prompt` asks (waiting for it)."""
+        return "y" if self.sim else input(prompt.text + " ")
+
+    def meanwhile(self, prompt: Any) -> str | None:
+        """One of the prompt's choices given while the step waits for frames or presses."""
+        return None
+
+    def seen(self, frame: Any, prompt: Any) -> None:
+        """A frame on its way to the step."""
+        self.pacer.at(frame.t_us)
+
+    def done(self, name: str, line: str) -> None:
+        self.say(line)
+
+    def kept(self, name: str, line: str) -> None:
+        self.say(line)
+
+    def skipped(self, name: str, line: str) -> None:
+        self.say(line)
+
+    def finish(self, line: str | None) -> None:
+        if line:
+            self.say(line)
+
+
+@contextlib.contextmanager
+def _front(
+    args: argparse.Namespace, out: TextIO, steps: tuple[str, ...], title: str, whole: bool = False
+) -> Iterator[Terminal]:
+    """The front for a command's steps: the one the whole wizard opened for every step, else the
+    terminal, or with --kiosk the wizard's page served until the command ends. The camera is
+    tried first, before anything is served or written (the whole wizard, and --kiosk)."""
+    shared = getattr(args, "front", None)
+    if shared is not None:
+        yield shared
+        return
+    from calibration.wizard import Pacer
+
+    kiosk, sim = bool(getattr(args, "kiosk", False)), bool(getattr(args, "sim", False))
+    speed = getattr(args, "speed", None)
+    if speed is not None and not sim:
+        raise UserError("--speed paces the simulated table: give it with --sim")
+    pacer = Pacer(speed if speed is not None else 1.0 if kiosk else 0.0)
+    if not sim and (kiosk or whole):
+        _open_camera(args.camera).close()
+    context: contextlib.AbstractContextManager[Terminal]
+    if kiosk:
+        from .calibrate_kiosk import serve_wizard
+
+        context = serve_wizard(
+            out,
+            title,
+            steps,
+            sim=sim,
+            pacer=pacer,
+            camera=getattr(args, "camera", None),
+            host=args.host,
+            port=args.port,
+            gate=getattr(args, "gate", None),  # tools and tests: hold the steps at a prompt
+        )
+    else:
+        context = contextlib.nullcontext(Terminal(out, sim, pacer))
+    with context as front:
+        args.front = front
+        try:
+            yield front
+        finally:
+            args.front = None
+
+
+def _open_camera(spec: str) -> Any:
+    from hardware.camera import CameraLost, SourceError, open_source
+
+    try:
+        return open_source(spec)
+    except (SourceError, CameraLost) as e:
+        raise UserError(str(e)) from None
+
+
+def _watched(frames: Iterable[Any], step: Any, front: Terminal, show: bool = False) -> Iterator[Any]:
+    """Frames on their way to `step`: each seen by the front (the page's preview, the simulated
+    table's pace), and an answer given meanwhile passed to the step. With `show`, each new
+    prompt text is shown (the camera step, whose driver shows none)."""
+    shown = None
+    for frame in frames:
+        prompt = step.prompt()
+        if show and prompt.text != shown:
+            front.show(prompt)
+            shown = prompt.text
+        front.seen(frame, prompt)
+        said = front.meanwhile(prompt)
+        if said is not None:
+            step.answer(said)
+        yield frame
+
+
+class _Watched:
+    """The simulated person, their frames watched by the front and their words the front's (at
+    the kiosk, the page's)."""
+
+    def __init__(self, table: Any, step: Any, front: Terminal) -> None:
+        self.table, self.step, self.front = table, step, front
+
+    def act(self, prompt: Any) -> Iterator[Any]:
+        return _watched(self.table.act(prompt), self.step, self.front)
+
+    def answer(self, prompt: Any) -> str:
+        return self.front.ask(prompt)
+
+
+def _pile_box(profile: Any) -> Any:
+    return None if profile.camera is None else profile.camera.get("pile_box")
 
 
 def cmd_calibrate_deck(args: argparse.Namespace, out: TextIO) -> int:
@@ -21,6 +158,8 @@ def cmd_calibrate_deck(args: argparse.Namespace, out: TextIO) -> int:
     interactively: the wizard's deck step at the camera (or the simulated table)."""
     if args.images is None:
         return _calibrate_deck_step(args, out)
+    if args.kiosk:
+        raise UserError("--kiosk is for the deck step at a camera (--camera or --sim), not --images")
     if args.out is None:
         raise UserError("--images needs --out PROFILE: where to write the deck profile")
     from .recognise import Profile
@@ -57,14 +196,16 @@ def _calibrate_deck_step(args: argparse.Namespace, out: TextIO) -> int:
 
     from .recognise import Recogniser
 
-    step = DeckStep(Recogniser(), random.Random(args.seed), quick=args.quick)
-    result, saved, took = _interactive(
-        args, out, step, lambda p, r: p.with_step("deck", deck_name=args.name, deck=r.profile)
-    )
-    out.write(
-        f"deck {args.name!r}: {len(result.learnt)} cards learnt, self-check {result.accuracy:.0%} "
-        f"({len(result.checked)} cards), in {took}; saved to {saved}\n"
-    )
+    with _front(args, out, ("deck",), "Calibration: deck") as front:
+        step = DeckStep(Recogniser(), random.Random(args.seed), quick=args.quick)
+        result, saved, took = _interactive(
+            args, front, step, lambda p, r: p.with_step("deck", deck_name=args.name, deck=r.profile)
+        )
+        front.done(
+            "deck",
+            f"deck {args.name!r}: {len(result.learnt)} cards learnt, self-check {result.accuracy:.0%} "
+            f"({len(result.checked)} cards), in {took}; saved to {saved}",
+        )
     return 0
 
 
@@ -77,10 +218,13 @@ def cmd_calibrate_seats(args: argparse.Namespace, out: TextIO) -> int:
     names = [n.strip() for n in args.players.split(",") if n.strip()]
     if not 2 <= len(names) <= 8:
         raise UserError(f"--players: 2 to 8 names, comma-separated, not {args.players!r}")
-    step = SeatsStep(names, Recogniser())
-    result, saved, took = _interactive(args, out, step, lambda p, r: p.with_step("seats", seats=r))
-    sides = ", ".join(f"{side} = {seat}" for side, seat in result.items())
-    out.write(f"seats: {{ {sides} }} (the config's [camera] seats), in {took}; saved to {saved}\n")
+    with _front(args, out, ("seats",), "Calibration: seats") as front:
+        step = SeatsStep(names, Recogniser())
+        result, saved, took = _interactive(args, front, step, lambda p, r: p.with_step("seats", seats=r))
+        sides = ", ".join(f"{side} = {seat}" for side, seat in result.items())
+        front.done(
+            "seats", f"seats: {{ {sides} }} (the config's [camera] seats), in {took}; saved to {saved}"
+        )
     return 0
 
 
@@ -93,31 +237,33 @@ def cmd_calibrate_all(args: argparse.Namespace, out: TextIO) -> int:
         raise UserError("calibrate: give --camera SOURCE (the table's camera) or --sim (the simulated table)")
     path = Path(args.out) if args.out else default_profile_path()
     progress = partial_path(path)
-    if args.restart or not progress.exists():
-        save(TableProfile(), progress)
-    args.out, args.restart = str(path), False
-    for number, name in enumerate(STEPS, 1):
-        done = load(progress).done
-        if name in done:
-            out.write(f"\n{number}. {name}: done before, kept\n")
-            continue
-        out.write(f"\n{number}. {name}\n")
-        if name == "buttons" and not args.sim:
-            out.write(
-                "buttons: at a real table, check them with `referee hw-test` (the step's driver comes next)\n"
-            )
-            continue
-        step_run = {
-            "camera": cmd_calibrate_camera,
-            "seats": cmd_calibrate_seats,
-            "deck": _calibrate_deck_step,
-            "buttons": cmd_calibrate_buttons,
-        }[name]
-        step_run(args, out)
-    final = load(progress)
-    save(final, path)
-    progress.unlink()
-    out.write(f"\ncalibrated: {', '.join(final.done)}; the table profile is {path}\n")
+    with _front(args, out, STEPS, "Calibration", whole=True) as front:
+        if args.restart or not progress.exists():
+            save(TableProfile(), progress)
+        args.out, args.restart = str(path), False
+        for number, name in enumerate(STEPS, 1):
+            done = load(progress).done
+            out.write("\n")
+            if name in done:
+                front.kept(name, f"{number}. {name}: done before, kept")
+                continue
+            out.write(f"{number}. {name}\n")
+            if name == "buttons" and not args.sim:
+                later = "(the step's driver comes next)"
+                front.skipped(name, f"buttons: at a real table, check them with `referee hw-test` {later}")
+                continue
+            step_run = {
+                "camera": cmd_calibrate_camera,
+                "seats": cmd_calibrate_seats,
+                "deck": _calibrate_deck_step,
+                "buttons": cmd_calibrate_buttons,
+            }[name]
+            step_run(args, out)
+        final = load(progress)
+        save(final, path)
+        progress.unlink()
+        out.write("\n")
+        front.finish(f"calibrated: {', '.join(final.done)}; the table profile is {path}")
     return 0
 
 
@@ -132,7 +278,6 @@ def cmd_calibrate_check(args: argparse.Namespace, out: TextIO) -> int:
     from calibration.steps_camera import CameraStep, drive
     from calibration.steps_deck import DeckStep
     from calibration.wizard import drive_live, drive_sim
-    from hardware.camera import SourceError, open_source
     from hardware.camera_controls import NoControls
 
     from .recognise import Recogniser
@@ -142,52 +287,45 @@ def cmd_calibrate_check(args: argparse.Namespace, out: TextIO) -> int:
     table = SimTable(args.seed) if args.sim else None
     problems: list[str] = []
 
-    def say(text: str) -> None:
-        out.write(text + "\n")
-        out.flush()
-
-    def frames() -> Any:
-        if table is not None:
-            return None
-        try:
-            return open_source(args.camera)
-        except SourceError as e:
-            raise UserError(str(e)) from None
-
-    if profile.camera is None:
-        problems.append("camera: not calibrated (referee calibrate camera)")
-    else:
-        step = CameraStep(NoControls())
-        source = frames()
-        if source is None:
-            assert table is not None
-            drive(step, table.camera_frames(step), lambda prompt: "y")
+    with _front(args, out, ("camera", "deck"), "Calibration check") as front:
+        if profile.camera is None:
+            problems.append("camera: not calibrated (referee calibrate camera)")
         else:
-            with source:
-                drive(step, iter(source), lambda prompt: input(prompt.text + " "))
-        if step.failed:
-            raise UserError(step.prompt().text)
-        now = step.result()
-        problems += camera_drift(profile.camera, now.card_px, now.pile_box)
-        say(f"camera: card {now.card_px:.0f} px (calibrated {profile.camera['card_px']:.0f} px)")
-    if profile.deck is None:
-        problems.append("deck: not calibrated (referee calibrate deck)")
-    else:
-        deck = DeckStep(Recogniser(), random.Random(args.seed), learnt=profile.deck)
-        if table is not None:
-            table.camera.take(table.now + 500_000, table.seat)  # the check's card off the table first
-            drive_sim(deck, table, lambda prompt: say(prompt.text))
+            front.begin("camera")
+            step = CameraStep(NoControls())
+            if table is not None:
+                drive(step, _watched(table.camera_frames(step), step, front, show=True), front.ask)
+            else:
+                with _open_camera(args.camera) as source:
+                    drive(step, _watched(source, step, front, show=True), front.ask)
+            if step.failed:
+                raise UserError(step.prompt().text)
+            now = step.result()
+            problems += camera_drift(profile.camera, now.card_px, now.pile_box)
+            front.done(
+                "camera", f"camera: card {now.card_px:.0f} px (calibrated {profile.camera['card_px']:.0f} px)"
+            )
+        if profile.deck is None:
+            problems.append("deck: not calibrated (referee calibrate deck)")
         else:
-            source = frames()
-            with source:
-                drive_live(deck, iter(source), input, lambda prompt: say(prompt.text))
-        accuracy = deck.result().accuracy
-        if accuracy < 0.9:
-            problems.append(f"deck: {accuracy:.0%} of 10 cards read right (referee calibrate deck)")
-    took = f"{table.now / 1e6:.0f} s at the simulated table's pace" if table is not None else "done"
-    for problem in problems:
-        say(f"to do: {problem}")
-    say(f"check of {path}: {'all as calibrated' if not problems else f'{len(problems)} to do'} ({took})")
+            front.begin("deck", _pile_box(profile))
+            deck = DeckStep(Recogniser(), random.Random(args.seed), learnt=profile.deck)
+            if table is not None:
+                table.camera.take(table.now + 500_000, table.seat)  # the check's card off the table first
+                drive_sim(deck, _Watched(table, deck, front), front.show)
+            else:
+                with _open_camera(args.camera) as source:
+                    ask = lambda text: front.ask(deck.prompt())  # noqa: E731
+                    drive_live(deck, _watched(source, deck, front), ask, front.show)
+            result = deck.result()
+            accuracy = result.accuracy
+            front.done("deck", f"deck: {accuracy:.0%} of {len(result.checked)} cards read right")
+            if accuracy < 0.9:
+                problems.append(f"deck: {accuracy:.0%} of 10 cards read right (referee calibrate deck)")
+        took = f"{table.now / 1e6:.0f} s at the simulated table's pace" if table is not None else "done"
+        verdict = "all as calibrated" if not problems else f"{len(problems)} to do"
+        lines = [f"to do: {problem}" for problem in problems]
+        front.finish("\n".join([*lines, f"check of {path}: {verdict} ({took})"]))
     return 1 if problems else 0
 
 
@@ -216,52 +354,40 @@ def cmd_calibrate_camera(args: argparse.Namespace, out: TextIO) -> int:
     from calibration.sim_table import SimTable
     from calibration.steps_camera import CameraStep, drive
     from calibration.wizard import save_progress, start_profile
-    from hardware.camera import SourceError, open_source
     from hardware.camera_controls import NoControls, controls_for
 
     path = Path(args.out) if args.out else default_profile_path()
-    profile = start_profile(path, args.restart)
-    shown: list[str] = []
-
-    def ask(prompt: Any) -> str:
-        if prompt.snapshot is not None:
-            cv2.imwrite(str(snapshot_path), prompt.snapshot)
-            out.write(f"(the snapshot: {snapshot_path})\n")
-        return "y" if args.sim else input(prompt.text + " ")
-
     snapshot_path = Path(args.snapshot) if args.snapshot else path.with_name("camera-snapshot.png")
-    snapshot_path.parent.mkdir(parents=True, exist_ok=True)
-    step = CameraStep(NoControls())
+    with _front(args, out, ("camera",), "Calibration: camera") as front:
+        profile = start_profile(path, args.restart)
+        front.begin("camera")
 
-    def frames(source: Any) -> Any:
-        for frame in source:
-            text = step.prompt().text
-            if not shown or shown[-1] != text:
-                shown.append(text)
-                out.write(text + "\n")
-                out.flush()
-            yield frame
+        def ask(prompt: Any) -> str:
+            if prompt.snapshot is not None:
+                cv2.imwrite(str(snapshot_path), prompt.snapshot)
+                front.say(f"(the snapshot: {snapshot_path})")
+            return front.ask(prompt)
 
-    if args.sim:
-        drive(step, frames(SimTable(args.seed).camera_frames(step)), ask)
-    else:
-        try:
-            source = open_source(args.camera)
-        except SourceError as e:
-            raise UserError(str(e)) from None
-        step = CameraStep(controls_for(source))
-        with source:
-            drive(step, frames(source), ask)
-    if step.failed:
-        raise UserError(step.prompt().text)
-    result = step.result()
-    cv2.imwrite(str(snapshot_path), result.snapshot)
-    unfinished = partial_path(path).exists()
-    save_progress(profile.with_step("camera", camera=result.to_profile()), path, finished=not unfinished)
-    saved = partial_path(path) if unfinished else path
-    out.write(
-        f"camera: card {result.card_px:.0f} px wide, pile area {list(result.pile_box)}; saved to {saved}\n"
-    )
+        snapshot_path.parent.mkdir(parents=True, exist_ok=True)
+        if args.sim:
+            step = CameraStep(NoControls())
+            drive(step, _watched(SimTable(args.seed).camera_frames(step), step, front, show=True), ask)
+        else:
+            source = _open_camera(args.camera)
+            step = CameraStep(controls_for(source))
+            with source:
+                drive(step, _watched(source, step, front, show=True), ask)
+        if step.failed:
+            raise UserError(step.prompt().text)
+        result = step.result()
+        cv2.imwrite(str(snapshot_path), result.snapshot)
+        unfinished = partial_path(path).exists()
+        save_progress(profile.with_step("camera", camera=result.to_profile()), path, finished=not unfinished)
+        saved = partial_path(path) if unfinished else path
+        front.done(
+            "camera",
+            f"camera: card {result.card_px:.0f} px wide, pile area {list(result.pile_box)}; saved to {saved}",
+        )
     return 0
 
 
@@ -270,9 +396,9 @@ def cmd_calibrate_buttons(args: argparse.Namespace, out: TextIO) -> int:
     buzzer checked, at the simulated table (players whose wires may be swapped)."""
     from calibration.profile import default_profile_path, partial_path
     from calibration.sim_buttons import drive_buttons_sim
-    from calibration.steps_buttons import ButtonsStep
+    from calibration.steps_buttons import ANSWER, ButtonsStep
     from calibration.wiring import WiringError, default_wiring, load_wiring
-    from calibration.wizard import save_progress, start_profile
+    from calibration.wizard import PacedClock, save_progress, start_profile
 
     try:
         seats = len(args.players.split(",")) if isinstance(args.players, str) else args.players
@@ -281,24 +407,30 @@ def cmd_calibrate_buttons(args: argparse.Namespace, out: TextIO) -> int:
     except WiringError as e:
         raise UserError(str(e)) from None
     path = Path(args.out) if args.out else default_profile_path()
-    profile = start_profile(path, args.restart)
-    step = ButtonsStep(wiring)
-    pins = list(wiring.buttons)
-    pins[0], pins[-1] = pins[-1], pins[0]  # the simulated table's first and last buttons wired swapped
-    took = drive_buttons_sim(step, wiring, pins, args.seed, lambda prompt: out.write(prompt.text + "\n"))
-    result = step.result()
-    unfinished = partial_path(path).exists()
-    save_progress(
-        profile.with_step("buttons", buttons=result.to_wiring().to_dict()), path, finished=not unfinished
-    )
-    saved = partial_path(path) if unfinished else path
-    out.write(
-        f"buttons: {len(pins)} seats in {took / 1e6:.0f} s at the simulated table's pace; saved to {saved}\n"
-    )
+    with _front(args, out, ("buttons",), "Calibration: buttons") as front:
+        profile = start_profile(path, args.restart)
+        front.begin("buttons")
+        step = ButtonsStep(wiring)
+        pins = list(wiring.buttons)
+        pins[0], pins[-1] = pins[-1], pins[0]  # the simulated table's first and last buttons wired swapped
+
+        def say(prompt: Any) -> str | None:
+            return front.ask(prompt) if prompt.waits_for == ANSWER else front.meanwhile(prompt)
+
+        clock = PacedClock(front.pacer)
+        took = drive_buttons_sim(step, wiring, pins, args.seed, front.show, say, clock)
+        result = step.result()
+        unfinished = partial_path(path).exists()
+        save_progress(
+            profile.with_step("buttons", buttons=result.to_wiring().to_dict()), path, finished=not unfinished
+        )
+        saved = partial_path(path) if unfinished else path
+        pace = f"{took / 1e6:.0f} s at the simulated table's pace"
+        front.done("buttons", f"buttons: {len(pins)} seats in {pace}; saved to {saved}")
     return 0
 
 
-def _interactive(args: argparse.Namespace, out: TextIO, step: Any, keep: Any) -> tuple[Any, Path, str]:
+def _interactive(args: argparse.Namespace, front: Terminal, step: Any, keep: Any) -> tuple[Any, Path, str]:
     """Run one wizard step at the camera or the simulated table, and keep its part of the table
     profile: the profile itself, or an unfinished wizard's progress when there is one."""
     import time
@@ -306,27 +438,19 @@ def _interactive(args: argparse.Namespace, out: TextIO, step: Any, keep: Any) ->
     from calibration.profile import default_profile_path, partial_path
     from calibration.sim_table import SimTable
     from calibration.wizard import drive_live, drive_sim, save_progress, seconds, start_profile
-    from hardware.camera import SourceError, open_source
 
     path = Path(args.out) if args.out else default_profile_path()
     profile = start_profile(path, args.restart)
-
-    def show(prompt: Any) -> None:
-        out.write(prompt.text + "\n")
-        out.flush()
-
+    front.begin(step.name, _pile_box(profile))
     started = time.perf_counter()
     if args.sim:
         table = SimTable(args.seed)
-        drive_sim(step, table, show)
+        drive_sim(step, _Watched(table, step, front), front.show)
         took = f"{table.now / 1e6:.0f} s at the simulated table's pace ({seconds(started):.1f} s here)"
     else:
-        try:
-            source = open_source(args.camera)
-        except SourceError as e:
-            raise UserError(str(e)) from None
-        with source:
-            drive_live(step, iter(source), input, show)
+        with _open_camera(args.camera) as source:
+            ask = lambda text: front.ask(step.prompt())  # noqa: E731
+            drive_live(step, _watched(source, step, front), ask, front.show)
         took = f"{seconds(started):.0f} s"
     result = step.result()
     unfinished = partial_path(path).exists()
@@ -351,6 +475,26 @@ def _profile_options(parser: Any, restart: bool = True) -> None:
         parser.add_argument("--restart", action="store_true", help="forget an unfinished wizard's progress")
 
 
+def _kiosk_options(parser: Any) -> None:
+    """--kiosk (the wizard's page as well as the terminal), where to serve it, and the
+    simulated table's pace."""
+    parser.add_argument(
+        "--kiosk",
+        action="store_true",
+        help="show the wizard on the kiosk page too, and answer its questions there (docs/calibration.md)",
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="the page's address (default 127.0.0.1: this machine)"
+    )
+    parser.add_argument("--port", type=int, default=8080, help="the page's port (default 8080; 0: any free)")
+    parser.add_argument(
+        "--speed",
+        type=float,
+        help="pace the simulated table: 1 = a person's pace (the default with --kiosk), 10 = ten times "
+        "faster, 0 = at once (the default in the terminal)",
+    )
+
+
 def add_commands(sub: Any) -> None:
     p = sub.add_parser(
         "calibrate", help="calibrate the table: camera, seats, deck, buttons", description="Calibration."
@@ -368,6 +512,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--name", default="my deck", help="the deck's name in the table profile")
     p.add_argument("--snapshot", metavar="PNG", help="where to save the camera's snapshot")
     _profile_options(p)
+    _kiosk_options(p)
     p.set_defaults(run=cmd_calibrate_all, what=None)
     d = cal.add_parser(
         "deck",
@@ -388,6 +533,7 @@ def add_commands(sub: Any) -> None:
     d.add_argument("--name", default="my deck", help="the deck's name in the table profile")
     d.add_argument("--seed", type=int, default=1, help="seeds the self-check's draw and the simulated table")
     d.add_argument("--restart", action="store_true", help="forget an unfinished wizard's progress")
+    _kiosk_options(d)
 
     st = cal.add_parser(
         "seats",
@@ -397,6 +543,7 @@ def add_commands(sub: Any) -> None:
     _source_options(st)
     st.add_argument("--players", required=True, help="the players' names in seat order, comma-separated")
     _profile_options(st)
+    _kiosk_options(st)
     st.set_defaults(run=cmd_calibrate_seats)
 
     c = cal.add_parser(
@@ -410,6 +557,7 @@ def add_commands(sub: Any) -> None:
         "--snapshot", metavar="PNG", help="where to save the snapshot (default: beside the profile)"
     )
     _profile_options(c)
+    _kiosk_options(c)
     c.set_defaults(run=cmd_calibrate_camera)
 
     k = cal.add_parser(
@@ -419,6 +567,7 @@ def add_commands(sub: Any) -> None:
     )
     _source_options(k)
     _profile_options(k, restart=False)
+    _kiosk_options(k)
     k.set_defaults(run=cmd_calibrate_check)
 
     b = cal.add_parser(
@@ -432,5 +581,6 @@ def add_commands(sub: Any) -> None:
     b.add_argument("--players", type=int, default=4, help="seats, with the built-in wiring (default 4)")
     b.add_argument("--wiring", metavar="FILE", help="the wiring file whose pins to watch")
     _profile_options(b)
+    _kiosk_options(b)
     b.set_defaults(run=cmd_calibrate_buttons)
     d.set_defaults(run=cmd_calibrate_deck)

@@ -1,4 +1,7 @@
 import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -14,3 +17,41 @@ def _own_data_dir(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))
     # ...nor the user's table profile, which the service's config reads when it names none.
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))
+
+
+# The browser tests (the kiosk's and the calibration wizard's pages): Debian's Chromium,
+# headless, driven by Playwright, one browser per test module (Playwright's sync API keeps an
+# event loop running in this thread while it is open: other tests' asyncio.run must not meet it).
+# Without Chromium or Playwright they fail, as CI must; REFEREE_SKIP_BROWSER=1 skips them on purpose.
+CHROMIUM = Path(os.environ.get("REFEREE_CHROMIUM", "/usr/bin/chromium"))
+# Headless, and none of Chromium's own background connections (the machine has no network).
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"  # screenshots, not committed
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if os.environ.get("REFEREE_SKIP_BROWSER") == "1":
+        pytest.skip("REFEREE_SKIP_BROWSER=1: the browser tests are skipped")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail(
+            "playwright is not installed: make .venv/.installed installs it (REFEREE_SKIP_BROWSER=1 skips)"
+        )
+    if not CHROMIUM.exists():
+        pytest.fail(f"no browser at {CHROMIUM}: apt-get install chromium (REFEREE_SKIP_BROWSER=1 skips)")
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()

@@ -7,16 +7,13 @@ size. Screenshots are kept in test-artifacts/.
 
 Without Chromium or Playwright these tests fail, as CI must; REFEREE_SKIP_BROWSER=1 skips
 them on purpose. No `playwright install`: the browser is Debian's (`apt-get install
-chromium`, which .ci/run does).
+chromium`, which .ci/run does). The `browser` fixture is conftest.py's.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,43 +23,16 @@ from referee.bots import VirtualTable
 from referee.kiosk import KioskHub, make_app
 from referee.kiosk_server import KioskServer
 from referee.kiosk_view import TableView
+from tests.conftest import ARTIFACTS
 from tests.test_kiosk import TOKEN, FakeTable, feed, race_hub
 
-CHROMIUM = Path(os.environ.get("REFEREE_CHROMIUM", "/usr/bin/chromium"))
-# Headless, and none of Chromium's own background connections (the machine has no network).
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 SIZES = [(800, 480), (390, 844)]
 TIMEOUT_MS = 10_000  # what any wait may take before the test fails; none should come near it
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if os.environ.get("REFEREE_SKIP_BROWSER") == "1":
-        pytest.skip("REFEREE_SKIP_BROWSER=1: the kiosk's browser tests are skipped")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.fail(
-            "playwright is not installed: make .venv/.installed installs it (REFEREE_SKIP_BROWSER=1 skips)"
-        )
-    if not CHROMIUM.exists():
-        pytest.fail(f"no browser at {CHROMIUM}: apt-get install chromium (REFEREE_SKIP_BROWSER=1 skips)")
-    ARTIFACTS.mkdir(exist_ok=True)
+@pytest.fixture(scope="module", autouse=True)
+def _latency_file(browser) -> None:
     (ARTIFACTS / "kiosk-latency.txt").unlink(missing_ok=True)  # this run's figures only
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 def serve(hub: KioskHub, commands: Any = None, port: int = 0) -> KioskServer:
