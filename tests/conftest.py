@@ -21,8 +21,8 @@ def _own_data_dir(tmp_path_factory, monkeypatch):
 
 # The browser tests (the kiosk's and the calibration wizard's pages): Debian's Chromium,
 # headless, driven by Playwright, one browser per test module (Playwright's sync API keeps an
-# event loop running in this thread while it is open: other tests' asyncio.run must not meet it).
-# Without Chromium or Playwright they fail, as CI must; REFEREE_SKIP_BROWSER=1 skips them on purpose.
+# event loop running in this thread while it is open: other tests' asyncio.run must not meet
+# it). Without Chromium or Playwright they fail, as CI must; REFEREE_SKIP_BROWSER=1 skips them.
 CHROMIUM = Path(os.environ.get("REFEREE_CHROMIUM", "/usr/bin/chromium"))
 # Headless, and none of Chromium's own background connections (the machine has no network).
 CHROMIUM_ARGS = [

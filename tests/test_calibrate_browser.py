@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from calibration.profile import TableProfile, load, partial_path, save
+from calibration.wizard_view import prompt_view
 from referee.calibrate_kiosk import BackgroundWizard, Holds, WizardHub, make_wizard_app
 from referee.kiosk_server import KioskServer
 from tests.conftest import ARTIFACTS
@@ -42,12 +43,15 @@ def open_wizard(browser: Any, wizard: BackgroundWizard, size: tuple[int, int]) -
 
 def shows(page: Any, prompt: Any) -> None:
     """Wait until the page shows `prompt` (the one the steps are held at)."""
-    page.wait_for_function("t => wizard.view && wizard.view.prompt?.text === t", arg=prompt.text)
+    page.wait_for_function(
+        "t => wizard.view && wizard.view.prompt?.text === t", arg=prompt_view(prompt)["text"]
+    )
 
 
 def a_fresh_preview(page: Any) -> None:
-    """Wait for a preview image loaded after now, and check it is a picture."""
-    page.wait_for_function("n => wizard.previews > n", arg=page.evaluate("wizard.previews"))
+    """Wait for a preview image asked for after now (two loads: one already asked for may be
+    older), and check it is a picture."""
+    page.wait_for_function("n => wizard.previews > n + 1", arg=page.evaluate("wizard.previews"))
     assert page.is_visible("#preview-img")
     assert page.evaluate("wizard.previewSize") == [480, 360]
 
