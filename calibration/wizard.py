@@ -5,6 +5,7 @@ answers, and is `done` at the end. This module is the imperative part. It shows 
 prompts, reads frames from a camera (any `hardware.camera` FrameSource) or from the
 simulated table (`SimTable`), and asks the person for answers. After each step, it writes
 the table profile's progress atomically, and writes the finished profile at the end.
+`Pacer` holds the simulated table to the wall clock for someone watching it (`--speed`).
 """
 
 from __future__ import annotations
