@@ -33,6 +33,8 @@ class Person(Protocol):
 
     def answer(self, prompt: Any) -> str: ...
 
+    def choose(self, prompt: Any) -> str | None: ...
+
 
 def drive_sim(step: Any, table: Person, show: Show) -> None:
     """The step against the simulated table: the person does what each prompt asks, and the
@@ -61,11 +63,10 @@ def drive_live(
     frames: Iterable[Any],
     ask: Callable[[str], str],
     show: Show,
-    poll: Callable[[], str | None] = lambda: None,
 ) -> None:
     """The step against a camera and a person: prompts shown as they change, frames fed as they
-    come, and questions asked at the terminal. `poll` gives an answer typed while the step
-    waits for frames (one of the prompt's `choices`, such as "missing"), or None. A lost
+    come, and questions asked at the terminal (an answer given while the step waits for
+    frames, such as "missing", comes with the frames: `calibrate_cli._watched`). A lost
     camera is one line, and nothing is saved."""
     shown = None
     try:
@@ -76,10 +77,6 @@ def drive_live(
                 shown = prompt
             if prompt.waits == "answer":
                 step.answer(ask(prompt.text))
-                continue
-            typed = poll() if getattr(prompt, "choices", ()) else None
-            if typed:
-                step.answer(typed.strip())
                 continue
             step.feed_frame(frame)
             if step.done:

@@ -25,8 +25,11 @@ class Terminal:
     the simulated table answered yes by the simulated person. `pacer` holds the simulated table
     to the wall clock (`--speed`)."""
 
-    def __init__(self, out: TextIO, sim: bool, pacer: Any) -> None:
+    def __init__(self, out: TextIO, sim: bool, pacer: Any, typed: Any = None) -> None:
+        from calibration.wizard import typed_line
+
         self.out, self.sim, self.pacer = out, sim, pacer
+        self.typed = typed or typed_line  # a line typed while the camera runs, never waited for
 
     def say(self, text: str) -> None:
         self.out.write(text + "\n")
@@ -36,15 +39,28 @@ class Terminal:
         """A step starts (`pile_box`: the pile's area from the profile, for the preview)."""
 
     def show(self, prompt: Any) -> None:
-        self.say(prompt.text)
+        from calibration.wizard_view import choices
+
+        said = choices(prompt)
+        if said and not self.sim and getattr(prompt, "waits", None) != "answer":
+            # Typed while the camera runs and the pins are watched: say what may be typed.
+            self.say(f"{prompt.text}  [type {' / '.join(said)} and Enter]")
+        else:
+            self.say(prompt.text)
 
     def ask(self, prompt: Any) -> str:
         """The answer to the question `prompt` asks (waiting for it)."""
         return "y" if self.sim else input(prompt.text + " ")
 
     def meanwhile(self, prompt: Any) -> str | None:
-        """One of the prompt's choices given while the step waits for frames or presses."""
-        return None
+        """One of the prompt's choices given while the step waits for frames or presses: at a
+        real table, a line typed at the terminal (read without waiting)."""
+        from calibration.wizard_view import choices
+
+        if self.sim or not choices(prompt):
+            return None
+        line = self.typed()
+        return line.strip() if line and line.strip() else None
 
     def seen(self, frame: Any, prompt: Any) -> None:
         """A frame on its way to the step."""
@@ -147,6 +163,9 @@ class _Watched:
 
     def answer(self, prompt: Any) -> str:
         return self.front.ask(prompt)
+
+    def choose(self, prompt: Any) -> str | None:
+        return self.table.choose(prompt)  # the simulated person's deck lacks the card
 
 
 def _pile_box(profile: Any) -> Any:

@@ -94,14 +94,24 @@ def test_a_deck_with_most_cards_missing_stops_with_one_line_and_learns_nothing(r
 
 
 def test_missing_typed_at_the_terminal_while_the_camera_runs(recogniser):
+    import io
+
+    from calibration.wizard import Pacer
+    from referee.calibrate_cli import Terminal, _watched
+
     step = DeckStep(recogniser, random.Random(1), quick=True)
     typed = iter([None, "missing\n"])  # nothing typed at the first frame, then "missing"
+    out = io.StringIO()
+    front = Terminal(out, sim=False, pacer=Pacer(0), typed=lambda: next(typed, None))
     frames = SimTable(1).camera.frames_until(1_000_000)  # the bare table: the ace of spades never laid
-    shown: list[str] = []
     with pytest.raises(UserError, match="frames ended before the step was done"):
-        drive_live(step, frames, input, lambda p: shown.append(p.text), lambda: next(typed, None))
+        drive_live(step, _watched(frames, step, front), input, front.show)
     assert step.missing == ["AS"]
-    assert shown[-1] == "Left out: the ace of spades. Lay the jack of spades face up in the middle (2 of 16)."
+    assert out.getvalue().splitlines() == [
+        "Lay the ace of spades face up in the middle (1 of 16).  [type missing and Enter]",
+        "Left out: the ace of spades. Lay the jack of spades face up in the middle (2 of 16).  "
+        "[type missing and Enter]",
+    ]
 
 
 def test_card_words():
