@@ -119,7 +119,10 @@ def run_buttons_at_table(
     try:
         buttons = SnapButtons(step.candidates, inbox.put, pin_factory=pin_factory)
     except Exception as e:  # gpiozero's errors differ by pin library: all mean no pins here
-        raise PinsUnavailable(f"buttons: cannot watch the GPIO pins ({type(e).__name__}: {e})") from None
+        raise PinsUnavailable(
+            f"buttons: cannot watch the GPIO pins ({type(e).__name__}: {e}); on a Pi, is python3-lgpio "
+            "installed and are you in the gpio group? Elsewhere: --sim"
+        ) from None
     try:
         try:
             signals = TableSignals.from_wiring(wiring, pin_factory)

@@ -267,10 +267,6 @@ def cmd_calibrate_all(args: argparse.Namespace, out: TextIO) -> int:
                 front.kept(name, f"{number}. {name}: done before, kept")
                 continue
             out.write(f"{number}. {name}\n")
-            if name == "buttons" and not args.sim:
-                later = "(the step's driver comes next)"
-                front.skipped(name, f"buttons: at a real table, check them with `referee hw-test` {later}")
-                continue
             step_run = {
                 "camera": cmd_calibrate_camera,
                 "seats": cmd_calibrate_seats,
@@ -288,8 +284,9 @@ def cmd_calibrate_all(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_calibrate_check(args: argparse.Namespace, out: TextIO) -> int:
     """`calibrate check`: the profile against the table as it is now, in under a minute: the
-    camera where it was (the card's size and the pile's place), and the deck read by its model
-    (10 cards). Exit 0 when all holds, 1 naming what to calibrate again."""
+    camera where it was (the card's size and the pile's place), the deck read by its model
+    (10 cards), and each seat's button pressed once where it was found, its light and the
+    buzzer confirmed. Exit 0 when all holds, 1 naming what to calibrate again."""
     import random
 
     from calibration.profile import default_profile_path, load
@@ -306,7 +303,7 @@ def cmd_calibrate_check(args: argparse.Namespace, out: TextIO) -> int:
     table = SimTable(args.seed) if args.sim else None
     problems: list[str] = []
 
-    with _front(args, out, ("camera", "deck"), "Calibration check") as front:
+    with _front(args, out, ("camera", "deck", "buttons"), "Calibration check") as front:
         if profile.camera is None:
             problems.append("camera: not calibrated (referee calibrate camera)")
         else:
@@ -341,7 +338,31 @@ def cmd_calibrate_check(args: argparse.Namespace, out: TextIO) -> int:
             front.done("deck", f"deck: {accuracy:.0%} of {len(result.checked)} cards read right")
             if accuracy < 0.9:
                 problems.append(f"deck: {accuracy:.0%} of 10 cards read right (referee calibrate deck)")
-        took = f"{table.now / 1e6:.0f} s at the simulated table's pace" if table is not None else "done"
+        buttons_s = 0.0
+        if profile.buttons is None:
+            problems.append("buttons: not calibrated (referee calibrate buttons)")
+        else:
+            from calibration.buttons_live import buttons_drift
+            from calibration.wiring import WiringError, parse_wiring
+
+            try:
+                saved = parse_wiring(profile.buttons, f"{path}: buttons")
+            except WiringError as e:
+                raise UserError(str(e)) from None
+            front.begin("buttons")
+            from calibration.wiring import default_wiring
+
+            # The simulated table is wired as when `calibrate --sim` found its buttons.
+            wires = _sim_wires(default_wiring(len(saved.seats)))
+            found, buttons_s = _run_buttons(args, front, saved, wires, presses=1)
+            drift = buttons_drift(saved, found)
+            problems += drift
+            front.done("buttons", "buttons: as calibrated" if not drift else f"buttons: {len(drift)} to do")
+        took = (
+            f"{table.now / 1e6 + buttons_s:.0f} s at the simulated table's pace"
+            if table is not None
+            else "done"
+        )
         verdict = "all as calibrated" if not problems else f"{len(problems)} to do"
         lines = [f"to do: {problem}" for problem in problems]
         front.finish("\n".join([*lines, f"check of {path}: {verdict} ({took})"]))
@@ -411,42 +432,96 @@ def cmd_calibrate_camera(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_calibrate_buttons(args: argparse.Namespace, out: TextIO) -> int:
-    """`calibrate buttons --sim`: each seat's button found, its bounce measured, its LED and the
-    buzzer checked, at the simulated table (players whose wires may be swapped)."""
+    """`calibrate buttons [--sim]`: each seat's button found (on whichever free pin it is
+    wired to), its bounce measured, its LED and the buzzer checked; at the table's own pins,
+    or at the simulated table (players whose wires may be swapped)."""
     from calibration.profile import default_profile_path, partial_path
-    from calibration.sim_buttons import drive_buttons_sim
-    from calibration.steps_buttons import ANSWER, ButtonsStep
-    from calibration.wiring import WiringError, default_wiring, load_wiring
-    from calibration.wizard import PacedClock, save_progress, start_profile
+    from calibration.wizard import save_progress, start_profile
 
-    try:
-        seats = len(args.players.split(",")) if isinstance(args.players, str) else args.players
-        wiring_file = getattr(args, "wiring", None)
-        wiring = load_wiring(wiring_file) if wiring_file else default_wiring(seats)
-    except WiringError as e:
-        raise UserError(str(e)) from None
+    wiring = _wiring(args)
     path = Path(args.out) if args.out else default_profile_path()
     with _front(args, out, ("buttons",), "Calibration: buttons") as front:
         profile = start_profile(path, args.restart)
         front.begin("buttons")
-        step = ButtonsStep(wiring)
-        pins = list(wiring.buttons)
-        pins[0], pins[-1] = pins[-1], pins[0]  # the simulated table's first and last buttons wired swapped
-
-        def say(prompt: Any) -> str | None:
-            return front.ask(prompt) if prompt.waits_for == ANSWER else front.meanwhile(prompt)
-
-        clock = PacedClock(front.pacer)
-        took = drive_buttons_sim(step, wiring, pins, args.seed, front.show, say, clock)
-        result = step.result()
+        result, took_s = _run_buttons(args, front, wiring, _sim_wires(wiring))
+        took = f"{took_s:.0f} s at the simulated table's pace" if args.sim else f"{took_s:.0f} s"
         unfinished = partial_path(path).exists()
         save_progress(
             profile.with_step("buttons", buttons=result.to_wiring().to_dict()), path, finished=not unfinished
         )
         saved = partial_path(path) if unfinished else path
-        pace = f"{took / 1e6:.0f} s at the simulated table's pace"
-        front.done("buttons", f"buttons: {len(pins)} seats in {pace}; saved to {saved}")
+        front.done("buttons", f"buttons: {len(wiring.seats)} seats in {took}; saved to {saved}")
     return 0
+
+
+def _wiring(args: argparse.Namespace) -> Any:
+    """The wiring whose seats the buttons step asks for: the file given, else the built-in plan."""
+    import dataclasses
+
+    from calibration.wiring import WiringError, default_wiring, load_wiring
+
+    players = getattr(args, "players", 4)
+    names = [n.strip() for n in players.split(",") if n.strip()] if isinstance(players, str) else []
+    try:
+        wiring_file = getattr(args, "wiring", None)
+        wiring = load_wiring(wiring_file) if wiring_file else default_wiring(len(names) or players)
+    except (WiringError, ValueError) as e:
+        raise UserError(str(e)) from None
+    if names and len(names) != len(wiring.seats):
+        raise UserError(f"{wiring_file}: wires {len(wiring.seats)} seats, but --players names {len(names)}")
+    if names:  # the prompts name the players ("Ann: press your button")
+        seats = tuple(
+            dataclasses.replace(seat, name=name) for seat, name in zip(wiring.seats, names, strict=True)
+        )
+        wiring = dataclasses.replace(wiring, seats=seats)
+    return wiring
+
+
+def _sim_wires(plan: Any) -> list[int]:
+    """Where the simulated table's buttons really are: the plan's pins, with the first and last
+    seats' wires crossed (a hobbyist's slip, for the step to find)."""
+    pins = list(plan.buttons)
+    pins[0], pins[-1] = pins[-1], pins[0]
+    return pins
+
+
+def _run_buttons(
+    args: argparse.Namespace, front: Terminal, wiring: Any, wires: list[int], presses: int | None = None
+) -> tuple[Any, float]:
+    """The buttons step for `wiring` (its result, and how long it took in seconds), watching
+    every free pin: at the simulated table, whose buttons are on `wires` (seat order), or at
+    this machine's pins."""
+    import time
+    import warnings
+
+    from calibration.buttons_live import queue_wait, run_buttons_at_table
+    from calibration.sim_buttons import drive_buttons_sim
+    from calibration.steps_buttons import ANSWER, PRESSES_PER_SEAT, ButtonsStep, free_pins
+    from calibration.wizard import PacedClock
+    from hardware.clock import MonotonicClock
+
+    presses = presses or PRESSES_PER_SEAT
+    step = ButtonsStep(wiring, free_pins(wiring), presses=presses)
+    if args.sim:
+
+        def say(prompt: Any) -> str | None:
+            return front.ask(prompt) if prompt.waits_for == ANSWER else front.meanwhile(prompt)
+
+        took = drive_buttons_sim(step, wiring, wires, args.seed, front.show, say, PacedClock(front.pacer))
+        return step.result(), took / 1e6
+    clock = MonotonicClock()  # the clock lgpio stamps edges with
+    started = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # gpiozero's note on each pin library it falls back from
+        result = run_buttons_at_table(
+            wiring,
+            step,
+            clock,
+            front.show,
+            lambda inbox: queue_wait(inbox, clock, lambda: front.meanwhile(step.prompt())),
+            front.say,
+        )
+    return result, time.perf_counter() - started
 
 
 def _interactive(args: argparse.Namespace, front: Terminal, step: Any, keep: Any) -> tuple[Any, Path, str]:
@@ -530,6 +605,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--quick", action="store_true", help="the deck step: only the court cards and aces")
     p.add_argument("--name", default="my deck", help="the deck's name in the table profile")
     p.add_argument("--snapshot", metavar="PNG", help="where to save the camera's snapshot")
+    p.add_argument("--wiring", metavar="FILE", help="the buttons step: the wiring file (default: built in)")
     _profile_options(p)
     _kiosk_options(p)
     p.set_defaults(run=cmd_calibrate_all, what=None)
@@ -582,7 +658,8 @@ def add_commands(sub: Any) -> None:
     k = cal.add_parser(
         "check",
         help="check the table against its profile, in under a minute",
-        description="The camera where it was calibrated, and 10 cards read by the deck's model.",
+        description="The camera where it was calibrated, 10 cards read by the deck's model, and each "
+        "seat's button pressed once where it was found, its light and the buzzer confirmed.",
     )
     _source_options(k)
     _profile_options(k, restart=False)
@@ -592,11 +669,12 @@ def add_commands(sub: Any) -> None:
     b = cal.add_parser(
         "buttons",
         help="find each seat's button, check the LEDs and the buzzer",
-        description="Each seat presses its button three times (its pin found, its bounce measured), "
-        "confirms its LED, and the buzzer plays a test tune. For now at the simulated table only "
-        "(--sim); at a real table `referee hw-test` checks the wiring.",
+        description="Each seat presses its button three times (its pin found on whichever free GPIO "
+        "it is wired to, its bounce measured), confirms its LED, and the buzzer plays a test tune. "
+        "At this machine's pins (the Pi's), or at the simulated table with --sim. Answers (skip, "
+        "retry, yes...) are typed and Enter, or tapped on the page with --kiosk.",
     )
-    b.add_argument("--sim", action="store_true", required=True, help="at the simulated table")
+    b.add_argument("--sim", action="store_true", help="at the simulated table")
     b.add_argument("--players", type=int, default=4, help="seats, with the built-in wiring (default 4)")
     b.add_argument("--wiring", metavar="FILE", help="the wiring file whose pins to watch")
     _profile_options(b)

@@ -62,6 +62,39 @@ def test_check_finds_the_table_as_calibrated_and_names_what_has_moved(tmp_path: 
     assert main(["calibrate", "check", "--sim", "--out", str(out)]) == 1
     text = capsys.readouterr().out
     assert "to do: camera: the card is 140 px, was 200 (referee calibrate camera)" in text
+    assert "buttons: as calibrated" in text
+
+
+def test_check_names_a_button_whose_wire_moved(tmp_path: Path, capsys) -> None:
+    from dataclasses import replace
+
+    out = tmp_path / "table-profile.npz"
+    assert main(["calibrate", "--sim", "--quick", "--players", "Ann,Bob,Cy", "--out", str(out)]) == 0
+    profile = load(out)
+    assert profile.buttons is not None
+    seats = [dict(seat) for seat in profile.buttons["seat"]]
+    ann, bob = seats[0]["button"], seats[1]["button"]
+    seats[0]["button"], seats[1]["button"] = bob, ann  # as if Ann's and Bob's wires were swapped since
+    save(replace(profile, buttons={**profile.buttons, "seat": seats}), out)
+    capsys.readouterr()
+    assert main(["calibrate", "check", "--sim", "--out", str(out)]) == 1
+    text = capsys.readouterr().out
+    assert f"to do: buttons: Ann's button is on BCM {ann}, was BCM {bob} (referee calibrate buttons)" in text
+    assert f"to do: buttons: Bob's button is on BCM {bob}, was BCM {ann} (referee calibrate buttons)" in text
+
+
+def test_the_buttons_step_on_a_machine_without_gpio_is_one_line(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gpiozero import Device
+
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "no-such-pin-library")
+    monkeypatch.setattr(Device, "pin_factory", None)
+    out = tmp_path / "table-profile.npz"
+    assert main(["calibrate", "buttons", "--players", "3", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("buttons: cannot watch the GPIO pins (") and err.count("\n") == 1
+    assert "Elsewhere: --sim" in err and not out.exists()
 
 
 def test_camera_drift_names_a_size_change_and_a_move_but_not_jitter() -> None:
