@@ -24,11 +24,46 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from calibration.sim_buttons import drive_buttons_sim
 from calibration.sim_table import SimTable
+from calibration.steps_buttons import ButtonsStep, free_pins
+from calibration.steps_camera import CameraStep, drive
 from calibration.steps_deck import DeckStep
 from calibration.steps_seats import SeatsStep
+from calibration.wiring import default_wiring
 from calibration.wizard import drive_sim
+from hardware.camera_controls import NoControls
 from referee.recognise import Recogniser
+
+
+class _Camera:
+    """The camera step at the simulated table, timed like the others."""
+
+    def __init__(self) -> None:
+        self.step = CameraStep(NoControls())
+
+    def run(self, table: SimTable) -> None:
+        drive(self.step, table.camera_frames(self.step), lambda prompt: "y")
+
+    def result(self) -> object:
+        return self.step.result()
+
+
+class _Buttons:
+    """The buttons step with simulated players (two wires crossed), 3 presses per seat."""
+
+    def __init__(self, seed: int) -> None:
+        self.wiring = default_wiring(4)
+        self.step = ButtonsStep(self.wiring, free_pins(self.wiring))
+        self.seed = seed
+
+    def run(self, table: SimTable) -> None:
+        pins = list(self.wiring.buttons)
+        pins[0], pins[-1] = pins[-1], pins[0]
+        table.now += drive_buttons_sim(self.step, self.wiring, pins, self.seed, lambda prompt: None)
+
+    def result(self) -> object:
+        return self.step.result()
 
 
 def main() -> int:
@@ -40,18 +75,23 @@ def main() -> int:
     recogniser = Recogniser()
     rows = []
     for label, make in (
+        ("camera (light, focus, the pile's area)", lambda seed: _Camera()),
         ("seats, 4 players", lambda seed: SeatsStep(["Ann", "Bob", "Cy", "Dee"], recogniser)),
         (
             "deck, quick (16 cards + 10 checked)",
             lambda seed: DeckStep(recogniser, random.Random(seed), quick=True),
         ),
         ("deck, whole (52 cards + 10 checked)", lambda seed: DeckStep(recogniser, random.Random(seed))),
+        ("buttons, 4 seats (lights, buzzer)", _Buttons),
     ):
         table_s, here_s, accuracy, slips = [], [], [], []
         for seed in range(1, args.seeds + 1):
             step, table = make(seed), SimTable(seed)
             start = time.perf_counter()
-            drive_sim(step, table, lambda prompt: None)
+            if hasattr(step, "run"):
+                step.run(table)
+            else:
+                drive_sim(step, table, lambda prompt: None)
             here_s.append(time.perf_counter() - start)
             table_s.append(table.now / 1e6)
             slips.append(table.wrong_cards)
@@ -66,6 +106,8 @@ def main() -> int:
             f"  {label:<38}{statistics.median(table_s):>10.0f} s med{check:>12}"
             f"{sum(slips):>13}{statistics.median(here_s):>8.1f} s"
         )
+    whole = sum(statistics.median(row[1]) for row in rows if "quick" not in row[0])
+    print(f"  {'whole wizard (the four, whole deck)':<38}{whole:>10.0f} s")
     print(f"  ({args.seeds} seeds; table time is the simulated person's; goal: 52 cards in under 3 minutes)")
     return 0
 

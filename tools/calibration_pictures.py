@@ -116,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
             shown(holds.prompt)
             shoot("check")
             holds.release()
+            page.wait_for_selector('#choices button[data-answer="again"]')  # the check's buzzer
+            answer("yes")
             page.wait_for_selector("#end:not([hidden])")
             assert wizard.join(WAIT_S) == 0, wizard.lines[-3:]
         finally:
