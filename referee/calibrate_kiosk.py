@@ -29,7 +29,7 @@ import numpy as np
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -38,7 +38,7 @@ from calibration.wizard import Pacer
 
 from .calibrate_cli import Terminal
 from .errors import UserError
-from .kiosk import NO_STORE, STATIC, LiveHub, error_response, event_response, read_params
+from .kiosk import NO_STORE, STATIC, LiveHub, error_response, live_page_routes, read_params
 from .kiosk_server import KioskServer
 
 PAGE = "/calibrate"
@@ -261,16 +261,6 @@ def make_wizard_app(hub: WizardHub) -> Starlette:
     async def root(request: Request) -> Response:
         return RedirectResponse(PAGE, status_code=307)
 
-    async def page(request: Request) -> Response:
-        return FileResponse(STATIC / "calibrate.html", headers={"Cache-Control": "no-cache"})
-
-    async def state(request: Request) -> Response:
-        _, body = hub.snapshot()
-        return Response(body, media_type="application/json", headers=NO_STORE)
-
-    async def events(request: Request) -> Response:
-        return event_response(hub)
-
     async def preview(request: Request) -> Response:
         data = await run_in_threadpool(hub.preview_jpeg)
         if data is None:
@@ -299,9 +289,7 @@ def make_wizard_app(hub: WizardHub) -> Starlette:
 
     routes = [
         Route("/", root),
-        Route(PAGE, page),
-        Route(f"{PAGE}/state", state),
-        Route("/events", events),
+        *live_page_routes(hub, "calibrate.html", PAGE, f"{PAGE}/state"),
         Route(f"{PAGE}/preview.jpg", preview),
         Route(f"{PAGE}/answer", answer, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),

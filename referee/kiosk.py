@@ -198,12 +198,12 @@ class KioskHub(LiveHub):
         return self._table_view.view()
 
 
-def make_app(hub: KioskHub, token: str, commands: TableCommands | None = None) -> Starlette:
-    """The kiosk's web app. `token` guards the admin endpoints; `commands` carries them out
-    (None: a read-only kiosk, whose admin endpoints answer 503)."""
+def live_page_routes(hub: Any, html: str, page_path: str, state_path: str) -> list[Route]:
+    """What every live page serves: its HTML, its view as JSON, and the view's event stream
+    (the game's kiosk and the calibration wizard alike)."""
 
     async def page(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+        return FileResponse(STATIC / html, headers={"Cache-Control": "no-cache"})
 
     async def state(request: Request) -> Response:
         _, body = hub.snapshot()
@@ -211,6 +211,13 @@ def make_app(hub: KioskHub, token: str, commands: TableCommands | None = None) -
 
     async def events(request: Request) -> Response:
         return event_response(hub)
+
+    return [Route(page_path, page), Route(state_path, state), Route("/events", events)]
+
+
+def make_app(hub: KioskHub, token: str, commands: TableCommands | None = None) -> Starlette:
+    """The kiosk's web app. `token` guards the admin endpoints; `commands` carries them out
+    (None: a read-only kiosk, whose admin endpoints answer 503)."""
 
     async def admin_token(request: Request) -> Response:
         if not is_loopback(request):
@@ -245,9 +252,7 @@ def make_app(hub: KioskHub, token: str, commands: TableCommands | None = None) -
         yield
 
     routes = [
-        Route("/", page),
-        Route("/api/state", state),
-        Route("/events", events),
+        *live_page_routes(hub, "index.html", "/", "/api/state"),
         Route("/api/admin/token", admin_token),
         Route("/api/admin/new-game", admin(lambda c, p: c.new_game()), methods=["POST"]),
         Route("/api/admin/rules", admin(lambda c, p: c.set_rules(_text(p, "preset"))), methods=["POST"]),
