@@ -21,15 +21,22 @@ from .errors import UserError
 
 
 class Terminal:
-    """The steps' front in the terminal: prompts printed, questions asked with input(), and at
-    the simulated table answered yes by the simulated person. `pacer` holds the simulated table
-    to the wall clock (`--speed`)."""
+    """The steps' front in the terminal: prompts printed (with a progress bar at a person's
+    terminal), questions asked with input(), and at the simulated table answered yes by the
+    simulated person. `pacer` holds the simulated table to the wall clock (`--speed`)."""
+
+    types = True  # answers may be typed while the step waits (the kiosk's come from its page)
 
     def __init__(self, out: TextIO, sim: bool, pacer: Any, typed: Any = None) -> None:
         from calibration.wizard import typed_line
 
         self.out, self.sim, self.pacer = out, sim, pacer
         self.typed = typed or typed_line  # a line typed while the camera runs, never waited for
+        self.console: Any = None
+        if hasattr(out, "isatty") and out.isatty():  # a person's terminal: prompts with progress bars
+            from rich.console import Console
+
+            self.console = Console(file=out, highlight=False)
 
     def say(self, text: str) -> None:
         self.out.write(text + "\n")
@@ -42,11 +49,22 @@ class Terminal:
         from calibration.wizard_view import choices
 
         said = choices(prompt)
-        if said and not self.sim and getattr(prompt, "waits", None) != "answer":
+        text = prompt.text
+        if said and self.types and not self.sim and getattr(prompt, "waits", None) != "answer":
             # Typed while the camera runs and the pins are watched: say what may be typed.
-            self.say(f"{prompt.text}  [type {' / '.join(said)} and Enter]")
-        else:
-            self.say(prompt.text)
+            text += f"  [type {' / '.join(said)} and Enter]"
+        progress = getattr(prompt, "progress", None)
+        if self.console is None or not progress or progress[1] < 2:
+            self.say(text)
+            return
+        from rich.markup import escape
+        from rich.progress_bar import ProgressBar
+        from rich.table import Table
+
+        n, of = progress
+        line = Table.grid(padding=(0, 1))
+        line.add_row(ProgressBar(total=of, completed=n - 1, width=16), f"{n:>2}/{of}", escape(text))
+        self.console.print(line)
 
     def ask(self, prompt: Any) -> str:
         """The answer to the question `prompt` asks (waiting for it)."""

@@ -316,6 +316,8 @@ class KioskFront(Terminal):
         self._step = name
         self.hub.begin(name, None if pile_box is None else tuple(pile_box))
 
+    types = False  # answers come from the page
+
     def show(self, prompt: Any) -> None:
         super().show(prompt)
         self._printed = prompt.text

@@ -119,3 +119,26 @@ def test_a_line_typed_is_read_without_waiting_and_nothing_typed_is_none():
         assert typed_line(stream) == "missing\n"
         assert typed_line(stream) is None
     assert typed_line(object()) is None  # not a file select can watch
+
+
+def test_at_a_persons_terminal_each_prompt_has_its_progress_bar() -> None:
+    import io
+
+    from calibration.steps import Prompt
+    from calibration.wizard import Pacer
+    from referee.calibrate_cli import Terminal
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    out = Tty()
+    front = Terminal(out, sim=False, pacer=Pacer(0), typed=lambda: None)
+    front.show(Prompt("Lay the 7 of hearts face up on the pile (18 of 52).", "card", (18, 52)))
+    front.show(Prompt("Is it the 7 of hearts? (y/n)", "answer"))
+    lines = out.getvalue().splitlines()
+    assert "━" in lines[0] and "18/52 Lay the 7 of hearts" in lines[0]
+    assert lines[-1] == "Is it the 7 of hearts? (y/n)"  # no progress: the plain line
+    piped = io.StringIO()
+    Terminal(piped, sim=False, pacer=Pacer(0)).show(Prompt("Lay it (1 of 2).", "card", (1, 2)))
+    assert piped.getvalue() == "Lay it (1 of 2).\n"  # a pipe or a log: plain lines
