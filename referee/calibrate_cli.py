@@ -291,7 +291,16 @@ def cmd_calibrate_all(args: argparse.Namespace, out: TextIO) -> int:
                 "deck": _calibrate_deck_step,
                 "buttons": cmd_calibrate_buttons,
             }[name]
-            step_run(args, out)
+            try:
+                step_run(args, out)
+            except KeyboardInterrupt:
+                kept = ", ".join(load(progress).done) or "none yet"
+                print(
+                    f"calibration stopped in the {name} step: steps done ({kept}) kept in {progress}; "
+                    "the same command goes on from there",
+                    file=sys.stderr,
+                )
+                raise
         final = load(progress)
         save(final, path)
         progress.unlink()

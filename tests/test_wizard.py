@@ -26,6 +26,11 @@ def test_the_wizard_interrupted_keeps_the_old_profile_and_resumes_where_it_stopp
 
     monkeypatch.setattr(steps_deck, "DeckStep", CtrlC)
     assert main(argv) == 130
+    said = capsys.readouterr().err
+    assert said == (
+        f"calibration stopped in the deck step: steps done (camera, seats) kept in {partial_path(out)}; "
+        "the same command goes on from there\n"
+    )
     assert out.read_bytes() == before  # the profile in use is untouched
     assert load(partial_path(out)).done == ("camera", "seats")  # what was finished is kept
     monkeypatch.undo()
