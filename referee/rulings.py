@@ -40,20 +40,21 @@ class Laid(NamedTuple):
 
 
 class StackWon(NamedTuple):
-    """A seat takes the stack: `by` snap, counting_out or stall."""
+    """A seat takes the stack: `by` snap, counting_out, stall, challenge, claim or penalty."""
 
     t: int
     seat: int
     by: str
     reasons: tuple[str, ...]
-    cards: int
+    cards: int  # every card the seat picks up, the penalty pile's included
     margin_us: int | None  # how far ahead of the next press it was; None if no one else pressed
     next: int
+    penalty_pile: int = 0  # of `cards`, those on the penalty pile (told apart: two piles to pick up)
 
     event = "stack_won"
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "t": self.t,
             "event": "stack_won",
             "seat": self.seat,
@@ -63,10 +64,14 @@ class StackWon(NamedTuple):
             "margin_us": self.margin_us,
             "next": self.next,
         }
+        if self.penalty_pile:
+            out["penalty_pile"] = self.penalty_pile
+        return out
 
 
 class Penalty(NamedTuple):
-    """A seat is penalised: `wrong_snap` or `out_of_turn`."""
+    """A seat is penalised: `wrong_snap` or `out_of_turn` (what it costs follows: a `burned`,
+    a `stack_won` by penalty, a `seat_out`, or in celtic the bar on snapping)."""
 
     t: int
     seat: int
@@ -79,7 +84,9 @@ class Penalty(NamedTuple):
 
 
 class SnapIgnored(NamedTuple):
-    """A press that neither wins nor is penalised: penalised, late or dead_heat."""
+    """A press that neither wins nor is penalised: penalised, late, dead_heat, out (the seat
+    is out of the game), no_cards (option slap_in off) or not_in_game (classic: a seat with
+    no cards slapped nothing)."""
 
     t: int
     seat: int
@@ -95,6 +102,41 @@ class SnapIgnored(NamedTuple):
         return out
 
 
+class Burned(NamedTuple):
+    """A seat pays `cards` from the top of its pile, face down: under the stack or onto
+    the penalty pile (`to`). The referee cannot move cards: this is an instruction."""
+
+    t: int
+    seat: int
+    cards: int
+    to: str  # "stack" (under it) or "penalty_pile"
+
+    event = "burned"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"t": self.t, "event": "burned", "seat": self.seat, "cards": self.cards, "to": self.to}
+
+
+class SeatOut(NamedTuple):
+    """A seat is out of the game; its `cards` (if any) go face down under the stack."""
+
+    t: int
+    seat: int
+    reason: str  # "wrong_snap_no_cards" or "wrong_snaps_in_a_row"
+    cards: int
+
+    event = "seat_out"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "t": self.t,
+            "event": "seat_out",
+            "seat": self.seat,
+            "reason": self.reason,
+            "cards": self.cards,
+        }
+
+
 class PenaltiesLifted(NamedTuple):
     """Every seat was under penalty, so every penalty is lifted."""
 
@@ -108,15 +150,19 @@ class PenaltiesLifted(NamedTuple):
 
 
 class GameWon(NamedTuple):
-    """One seat holds every card."""
+    """One seat holds every card; or, as `reason` says, slapped a triple or is the last seat in."""
 
     t: int
     seat: int
+    reason: str | None = None  # None, "triple" or "last_seat_in"
 
     event = "game_won"
 
     def to_json(self) -> dict[str, Any]:
-        return {"t": self.t, "event": "game_won", "seat": self.seat}
+        out: dict[str, Any] = {"t": self.t, "event": "game_won", "seat": self.seat}
+        if self.reason is not None:
+            out["reason"] = self.reason
+        return out
 
 
-Ruling = Laid | StackWon | Penalty | SnapIgnored | PenaltiesLifted | GameWon
+Ruling = Laid | StackWon | Penalty | SnapIgnored | Burned | SeatOut | PenaltiesLifted | GameWon

@@ -22,9 +22,12 @@ NO_CARD = -1  # the rank slot of a position the stack does not have
 class Hold(NamedTuple):
     """Play holds for a claim: the first valid snap before `until` wins, else `owner` does."""
 
-    by: str  # "counting_out" or "stall": how the owner wins when the window ends
+    by: str  # "counting_out", "stall" or "challenge": how the owner wins when the window ends
     owner: int
     until: int
+    # A challenge claimed by slapping (option challenge_claim: slap): the owner may claim from
+    # the start, every seat from `open_at`; None for a hold that only a valid snap ends early.
+    open_at: int | None = None
 
 
 class Deferred(NamedTuple):
@@ -47,7 +50,8 @@ class State:
         "turn",
         "now",
         "winner",
-        # the stack: a cons list (top card, rest) plus cards slid under it, and the
+        # the stack: a cons list (top card, rest) plus cards slid or burned under it (a
+        # burned card, face down, is None there), and the
         # few facts that snap validity needs, kept up to date on each lay (O(1)).
         "stack",
         "under",
@@ -69,6 +73,13 @@ class State:
         "hold",
         "last_layer",
         "penalised",
+        # the other seeds' penalties: cards burned face down under the stack (size counts
+        # them; nobody knows them), the penalty pile, seats out of the game (a bit mask),
+        # and per seat (card number, wrong snaps on cards in a row) for `wrong_snaps_out`.
+        "burned",
+        "penalty_pile",
+        "out",
+        "streaks",
         # presses at `pending_t` wait until time moves on (a dead heat needs them all),
         # and a snap win waits for the next press to learn its margin.
         "pending_t",
@@ -86,7 +97,7 @@ class State:
     now: int
     winner: int | None
     stack: tuple[Card, object] | None
-    under: tuple[Card, object] | None
+    under: tuple[Card | None, object] | None
     size: int
     on_stack: int
     jokers: int
@@ -103,8 +114,12 @@ class State:
     count_out: int | None
     count_owner: int | None
     hold: Hold | None
-    last_layer: int | None
+    last_layer: int | None  # the seat that laid the top card (kept once the stack is won)
     penalised: int
+    burned: int
+    penalty_pile: int
+    out: int
+    streaks: tuple[tuple[int, int], ...]
     pending_t: int | None
     pending: tuple[int, ...]
     won_t: int | None
@@ -116,7 +131,7 @@ class State:
     def clear_stack(self) -> None:
         self.stack = None
         self.under = None
-        self.size = self.on_stack = self.jokers = 0
+        self.size = self.on_stack = self.jokers = self.burned = 0
         self.top = self.second = self.third = self.bottom = self.second_bottom = NO_CARD
         self.top_card = None
         self.top_call = 0
@@ -135,22 +150,30 @@ class State:
         return self.winner is not None
 
     def stack_cards(self) -> list[Card]:
-        """The stack from bottom to top."""
+        """The stack's known cards from bottom to top (not those burned face down under it)."""
         top_down: list[Card] = []
         node = self.stack
         while node is not None:
             top_down.append(node[0])
             node = node[1]  # type: ignore[assignment]
-        bottom_up: list[Card] = []
+        return [*(c for c in self.under_cards() if c is not None), *reversed(top_down)]
+
+    def under_cards(self) -> list[Card | None]:
+        """The cards slid or burned under the stack, bottom first; None: burned, face down."""
+        bottom_up: list[Card | None] = []
         node = self.under
         while node is not None:
             bottom_up.append(node[0])
             node = node[1]  # type: ignore[assignment]
-        return [*bottom_up, *reversed(top_down)]
+        return bottom_up
 
     def cards_in_play(self) -> int:
-        """Cards in the seats' piles plus the stack: always `total`."""
-        return sum(self.hands) + self.size
+        """Cards in the seats' piles, the stack and the penalty pile: always `total`."""
+        return sum(self.hands) + self.size + self.penalty_pile
+
+    def is_out(self, seat: int) -> bool:
+        """Whether the seat is out of the game (party, paranoid and classic eliminations)."""
+        return bool(self.out >> seat & 1)
 
     def is_penalised(self, seat: int) -> bool:
         return bool(self.penalised >> seat & 1)
@@ -161,6 +184,10 @@ class State:
     def snap_reasons(self) -> tuple[str, ...]:
         """Every reason a snap now would be valid; empty if it would be wrong."""
         return self.rules.snap_reasons(self)
+
+    def snap_reasons_for(self, seat: int, t: int) -> tuple[str, ...]:
+        """The reasons a snap by `seat` at `t` would be valid (a claim may be the seat's alone)."""
+        return self.rules.reasons_for(self, seat, t)
 
     def seats_with_cards(self) -> Iterator[int]:
         return (seat for seat, n in enumerate(self.hands) if n)

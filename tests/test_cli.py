@@ -165,7 +165,7 @@ BAD_INPUTS = [
     ("no-event-on-a-line", [G, {"t": 1000000}], 2, 'exactly one of "lay", "snap" or "wait"', 0),
     ("unknown-option", [game(options={"speed": 2})], 1, "unknown option 'speed'", 0),
     ("bad-option-value", [game(options={"scan": "middle"})], 1, "option 'scan'", 0),
-    ("unknown-rules-preset", [game(rules="nope")], 1, "unknown rules 'nope' (known: celtic)", 0),
+    ("unknown-rules-preset", [game(rules="nope")], 1, "unknown rules 'nope' (known: celtic, classic, paranoid, party)", 0),
     ("one-player", [game(["Ann"])], 1, "2 to 8 players, not 1", 0),
     ("nine-players", [game(9)], 1, "2 to 8 players, not 9", 0),
     ("hand-sizes-wrong-length", [game(hand_sizes=[26, 26])], 1, "hand_sizes has 2 entries for 3 players", 0),
