@@ -28,6 +28,7 @@ from .rulings import (
     SeatOut,
     SnapIgnored,
     StackWon,
+    TakeBack,
 )
 from .table import NO_CARD, Deferred, Hold, State
 
@@ -59,6 +60,7 @@ class Celtic:
         self._race = o.race_window
         self._claim = o.claim_window
         self._under = o.out_of_turn_card == "under"
+        self._back = o.out_of_turn_card == "back"
         self._challenge = o.face_cards == "challenge"
         self._face_values = self.count_out_values if o.face_cards != "none" else (0,) * 14
         self._claim_by_slap = self._challenge and o.challenge_claim == "slap"
@@ -177,6 +179,15 @@ class Celtic:
             )
         in_turn = seat == s.turn
         s.hands = hands[:seat] + (hands[seat] - 1,) + hands[seat + 1 :]
+        if not in_turn and self._back:
+            # Seed 002: a card played by accident "is ignored and set aside": the seat takes
+            # it back and plays it on its turn. It is never on the stack; the call stays.
+            out.append(Laid(t, seat, card, s.laid % 13 + 1, s.count_out, s.turn, True))
+            if self.options.out_of_turn_penalised:
+                self.penalise(s, seat, "out_of_turn", t, out)
+            s.hands = s.hands[:seat] + (s.hands[seat] + 1,) + s.hands[seat + 1 :]
+            out.append(TakeBack(t, seat, card))
+            return
         s.laid += 1
         call = (s.laid - 1) % 13 + 1
         value = self._face_values[card.rank]

@@ -24,7 +24,7 @@ class OptionError(ValueError):
 _CHOICES: dict[str, tuple[str, ...]] = {
     "scan": ("stack", "top"),
     "dead_heat": ("no_winner", "lower_seat"),
-    "out_of_turn_card": ("stays", "under"),
+    "out_of_turn_card": ("stays", "under", "back"),
     "face_cards": ("counting_out", "challenge", "none"),
     "challenge_claim": ("award", "slap"),
     "penalty_cards_to": ("stack", "penalty_pile"),
@@ -49,7 +49,8 @@ class Options:
     race_window: int = 300_000  # us after a won stack in which presses are late, not wrong
     claim_window: int = 3_000_000  # us a count-out, stall or challenge hold waits for a snap
     dead_heat: str = "no_winner"  # equal press times on a valid stack: nobody, or the lower seat
-    out_of_turn_card: str = "stays"  # an out-of-turn card stays on top, or goes under the stack
+    # An out-of-turn card stays on top, goes under the stack, or goes back to its seat.
+    out_of_turn_card: str = "stays"
     # Picture cards: celtic's count-out, the other seeds' face-card challenge, or nothing.
     face_cards: str = "counting_out"
     # A failed challenge: the challenger is awarded the stack, or must slap to claim it.

@@ -44,7 +44,7 @@ class Classic(Celtic):
         wrong_snap_gives_stack=True,
         wrong_snaps_out=6,  # "more than five consecutive cards"
         empty_wrong_snap="ignored",
-        out_of_turn_card="under",  # "it is ignored and set aside", even if slappable
+        out_of_turn_card="back",  # "it is ignored and set aside", played on the seat's turn
         out_of_turn_penalised=False,
     )
 

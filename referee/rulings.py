@@ -137,6 +137,20 @@ class SeatOut(NamedTuple):
         }
 
 
+class TakeBack(NamedTuple):
+    """The seat takes back the card it laid out of turn, to play it on its turn
+    (option out_of_turn_card: back). An instruction: the card was never on the stack."""
+
+    t: int
+    seat: int
+    card: Card
+
+    event = "take_back"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"t": self.t, "event": "take_back", "seat": self.seat, "card": self.card.code}
+
+
 class PenaltiesLifted(NamedTuple):
     """Every seat was under penalty, so every penalty is lifted."""
 
@@ -165,4 +179,4 @@ class GameWon(NamedTuple):
         return out
 
 
-Ruling = Laid | StackWon | Penalty | SnapIgnored | Burned | SeatOut | PenaltiesLifted | GameWon
+Ruling = Laid | StackWon | Penalty | SnapIgnored | Burned | SeatOut | TakeBack | PenaltiesLifted | GameWon

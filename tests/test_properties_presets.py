@@ -20,7 +20,7 @@ from referee.cards import QUEEN_OF_SPADES, Card, deck
 from referee.engine import Celtic, finish, step
 from referee.events import Event, Lay, Snap, Wait
 from referee.presets import PRESETS, rules_for
-from referee.rulings import Burned, GameWon, Laid, Penalty, Ruling, SeatOut, StackWon
+from referee.rulings import Burned, GameWon, Laid, Penalty, Ruling, SeatOut, StackWon, TakeBack
 from referee.table import State
 
 GAPS_US = (0, 1, 1_000, 150_000, 299_999, 300_000, 700_000, 3_000_000, 3_500_000, 6_500_000)
@@ -41,7 +41,7 @@ house_rules = st.fixed_dictionaries(
     optional={
         "scan": st.sampled_from(["stack", "top"]),
         "dead_heat": st.sampled_from(["no_winner", "lower_seat"]),
-        "out_of_turn_card": st.sampled_from(["stays", "under"]),
+        "out_of_turn_card": st.sampled_from(["stays", "under", "back"]),
         "race_window": st.sampled_from([0, 1, 300]),
         "claim_window": st.sampled_from([0, 500, 3000]),
         "exclusive_claim": st.sampled_from([0, 3000]),
@@ -214,6 +214,10 @@ class Referee:
                 self.stack.insert(0, (ruling.card, ruling.call))
             else:
                 self.stack.append((ruling.card, ruling.call))
+        elif kind is TakeBack:  # the card just laid goes back to its seat
+            assert self.stack[-1][0] is ruling.card
+            self.stack.pop()
+            self.hands[ruling.seat] += 1
         elif kind is Burned:
             self.hands[ruling.seat] -= ruling.cards
             if ruling.to == "stack":
