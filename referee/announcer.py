@@ -31,15 +31,25 @@ be up to a race window in the past):
 - `StackWon` by snap: the winner's LED flashes 4 times, 60 ms on / 60 ms off
   (480 ms); the buzzer chirps 880, 1175, 1568 Hz, 60 ms each (180 ms); status
   green for 480 ms.
-- `StackWon` by counting_out or stall (an award, not a snap): the same flash
-  and green, and a falling two-tone "ding-dong" instead: 1319 Hz for 120 ms,
-  then 988 Hz for 240 ms (360 ms).
+- `StackWon` by claim (a slap, in paranoid): as by snap.
+- `StackWon` by counting_out, stall, challenge or penalty (an award or a
+  hand-over, not a slap): the same flash and green, and a falling two-tone
+  "ding-dong" instead: 1319 Hz for 120 ms, then 988 Hz for 240 ms (360 ms).
 - `Penalty`: a low buzz, 220 Hz for 300 ms; status red for 300 ms; the seat's
-  blink (re)starts at once with its LED on.
+  blink (re)starts at once with its LED on. A penalty that bars nothing (the
+  other seeds' card penalties) does not blink: what it costs has its own pattern.
 - `SnapIgnored` late: a tick, 2000 Hz for 15 ms. dead_heat: a double tick,
   2000 Hz for 15 ms, 45 ms silence, 2000 Hz for 15 ms (75 ms). penalised:
   nothing: the seat's LED already blinks, and a penalised player mashing the
   button must not chop up the table's other sounds.
+- `Burned` (a seat pays N cards): an instruction the players carry out, so the
+  lights count it: the penalty buzz (220 Hz, 300 ms), then per card a click
+  (660 Hz, 80 ms, 170 ms apart) with a flash of the seat's LED (1.0 for 80 ms);
+  status red throughout. Counted up to 10 cards (the most a penalty costs).
+- `SeatOut`: the seat's LED on at 1.0 for 900 ms, then its base mode (off: it
+  holds no cards); a falling 440, 330, 220 Hz, 300 ms each; status red 900 ms.
+- `TakeBack`: the seat's LED flashes twice (80 ms on, 80 ms off) with two
+  1500 Hz ticks of 40 ms: "that card goes back to you".
 - `PenaltiesLifted`: no pattern of its own; every blink stops (the penalty buzz
   that caused it, announced at the same instant, plays on).
 - `GameWon`: a melody, 1047, 1319, 1568 Hz for 150 ms each then 2093 Hz for
@@ -63,7 +73,18 @@ from __future__ import annotations
 from collections import deque
 from typing import NamedTuple
 
-from .rulings import GameWon, Laid, PenaltiesLifted, Penalty, Ruling, SnapIgnored, StackWon
+from .rulings import (
+    Burned,
+    GameWon,
+    Laid,
+    PenaltiesLifted,
+    Penalty,
+    Ruling,
+    SeatOut,
+    SnapIgnored,
+    StackWon,
+    TakeBack,
+)
 
 Target = tuple[str, int] | str
 Value = float | tuple[float, float, float] | None
@@ -84,6 +105,9 @@ CHIRP, CHIRP_US = (880, 1175, 1568), 60 * MS
 AWARD = ((1319, 120 * MS), (988, 240 * MS))
 BUZZ_HZ, BUZZ_US = 220, 300 * MS
 TICK_HZ, TICK_US, TICK_GAP_US = 2000, 15 * MS, 45 * MS
+COUNT_HZ, COUNT_US, COUNT_GAP_US, COUNT_MAX = 660, 80 * MS, 90 * MS, 10
+OUT_TONES = ((440, 300 * MS), (330, 300 * MS), (220, 300 * MS))
+BACK_HZ, BACK_US = 1500, 40 * MS
 MELODY = ((1047, 150 * MS), (1319, 150 * MS), (1568, 150 * MS), (2093, 450 * MS))
 CHASE_US, CHASE_ROUNDS = 100 * MS, 3
 RAINBOW_US = 150 * MS
@@ -124,8 +148,43 @@ def stack_won(winner: int, by: str) -> list[Cue]:
         cues += [Cue(2 * k * FLASH_US, s, 1.0), Cue((2 * k + 1) * FLASH_US, s, 0.0)]
     end = 2 * FLASHES * FLASH_US
     cues += [Cue(end, s, BASE), Cue(0, "status", GREEN), Cue(end, "status", BASE)]
-    tones = [(hz, CHIRP_US) for hz in CHIRP] if by == "snap" else AWARD
+    tones = [(hz, CHIRP_US) for hz in CHIRP] if by in ("snap", "claim") else AWARD
     return cues + _tones(tones)
+
+
+def burned(payer: int, cards: int) -> list[Cue]:
+    """The penalty buzz, then a click and a flash per card to pay."""
+    s = seat(payer)
+    tones: list[tuple[int | None, int]] = [(BUZZ_HZ, BUZZ_US)]
+    cues = [Cue(0, s, BASE)]
+    at = BUZZ_US
+    for _ in range(min(cards, COUNT_MAX)):
+        tones += [(COUNT_HZ, COUNT_US), (None, COUNT_GAP_US)]
+        cues += [Cue(at, s, 1.0), Cue(at + COUNT_US, s, 0.0)]
+        at += COUNT_US + COUNT_GAP_US
+    cues += [Cue(at, s, BASE), Cue(0, "status", RED), Cue(at, "status", BASE)]
+    return cues + _tones(tones)
+
+
+def seat_out(out: int) -> list[Cue]:
+    end = sum(length for _, length in OUT_TONES)
+    s = seat(out)
+    return [
+        Cue(0, s, 1.0),
+        Cue(end, s, BASE),
+        Cue(0, "status", RED),
+        Cue(end, "status", BASE),
+        *_tones(OUT_TONES),
+    ]
+
+
+def take_back(taker: int) -> list[Cue]:
+    s = seat(taker)
+    cues = []
+    for k in range(2):
+        cues += [Cue(2 * k * BACK_US, s, 1.0), Cue((2 * k + 1) * BACK_US, s, 0.0)]
+    cues.append(Cue(4 * BACK_US, s, BASE))
+    return cues + _tones([(BACK_HZ, BACK_US), (None, BACK_US), (BACK_HZ, BACK_US)])
 
 
 def penalty(penalised: int) -> list[Cue]:
@@ -170,6 +229,12 @@ def pattern(ruling: Ruling, seats: int) -> tuple[int, list[Cue]]:
         return TICK, snap_ignored(ruling.reason)
     if isinstance(ruling, GameWon):
         return FINALE, game_won(ruling.seat, seats)
+    if isinstance(ruling, Burned):
+        return RULING, burned(ruling.seat, ruling.cards)
+    if isinstance(ruling, SeatOut):
+        return RULING, seat_out(ruling.seat)
+    if isinstance(ruling, TakeBack):
+        return RULING, take_back(ruling.seat)
     return RULING, []
 
 
@@ -254,7 +319,10 @@ class Announcer:
         if isinstance(ruling, StackWon):
             self._blink_since = [b if i == ruling.seat else None for i, b in enumerate(self._blink_since)]
         elif isinstance(ruling, Penalty):
-            self._blink_since[ruling.seat] = now
+            if ruling.barred:  # the blink lasts as the bar on snapping does; a card penalty is paid at once
+                self._blink_since[ruling.seat] = now
+        elif isinstance(ruling, SeatOut):
+            self._blink_since[ruling.seat] = None
         elif isinstance(ruling, PenaltiesLifted):
             self._blink_since = [None] * self.seats
         elif isinstance(ruling, GameWon):

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from .cards import Card, deal_sizes, deck
 from .engine import MAX_PLAYERS, MIN_PLAYERS, finish, step
 from .events import Event, Lay, Snap, Wait
-from .rulings import GameWon, Laid, Ruling, StackWon
+from .rulings import Burned, GameWon, Laid, Ruling, SeatOut, StackWon, TakeBack
 from .script import GameSpec
 from .table import State
 
@@ -80,6 +80,7 @@ class VirtualTable:
     seed: int = 1
     cap: int = 20_000  # lays before the game is declared stopped
     cards: int = 52  # fewer: a short game with part of the deck (a script's hand_sizes)
+    rules: str = "celtic"  # the preset the referee judges by
     bots: list[Bot] = field(init=False)
     spec: GameSpec = field(init=False)
     reactions: list[list[int]] = field(init=False)  # per seat, us from a valid stack to the press
@@ -93,7 +94,7 @@ class VirtualTable:
             raise ValueError(f"a virtual table deals 2 to 52 cards, not {self.cards}")
         names = tuple(bot.name for bot in self.bots)
         short = None if self.cards == 52 else tuple(deal_sizes(self.cards, self.players))
-        self.spec = GameSpec(names, hand_sizes=short)
+        self.spec = GameSpec(names, self.rules, hand_sizes=short)
         self.reactions = [[] for _ in self.bots]
         self._presses: list[list[int]] = [[] for _ in self.bots]
 
@@ -104,7 +105,9 @@ class VirtualTable:
         rng.shuffle(cards)
         del cards[self.cards :]
         piles: list[deque[Card]] = [deque(cards[seat::n]) for seat in range(n)]
-        stack: list[Card] = []
+        stack: list[Card] = []  # bottom first
+        penalty_pile: list[Card] = []
+        held_until: int | None = None  # the claim hold a wait is scheduled for
         state = self.spec.new_game()
         queue: list[tuple[int, int, int, int, int]] = []  # (t, kind, seq, seat, generation)
         seq = 0
@@ -121,13 +124,23 @@ class VirtualTable:
 
         def take(won: StackWon) -> bool:
             piles[won.seat].extend(stack)
+            piles[won.seat].extend(penalty_pile)
             stack.clear()
+            penalty_pile.clear()
             moved.add(won._replace(margin_us=None))
             return True
 
+        def pay(seat: int, count: int, to_stack: bool) -> None:
+            """Cards from the top of a seat's pile, face down under the stack or to the penalty pile."""
+            paid = [piles[seat].popleft() for _ in range(count)]
+            if to_stack:
+                stack[:0] = paid
+            else:
+                penalty_pile.extend(paid)
+
         def judge(event: Event) -> Iterator[Play]:
             """Feed one event to the referee and move the real cards as it rules."""
-            nonlocal state, scheduled, lay_gen, announced_winner
+            nonlocal state, scheduled, lay_gen, announced_winner, held_until
             state, rulings = step(state, event)
             yield Play(event, rulings, state)
             laid = won = False
@@ -141,6 +154,12 @@ class VirtualTable:
                     stack.append(ruling.card)
                 elif type(ruling) is StackWon and ruling._replace(margin_us=None) not in moved:
                     won = take(ruling)
+                elif type(ruling) is Burned:
+                    pay(ruling.seat, ruling.cards, ruling.to == "stack")
+                elif type(ruling) is SeatOut:
+                    pay(ruling.seat, ruling.cards, True)
+                elif type(ruling) is TakeBack:  # set aside, to lay again on its turn
+                    piles[ruling.seat].appendleft(stack.pop())
                 elif type(ruling) is GameWon:
                     announced_winner = True
             if laid:
@@ -155,8 +174,11 @@ class VirtualTable:
                 schedule(event.t + round(rng.uniform(0.8, 1.2) * pause * 1000), _LAY, state.turn, lay_gen)
             elif state.turn is None:
                 scheduled = None
-                if laid and state.hold is not None:
-                    schedule(state.hold.until, _WAIT)
+                lay_gen += 1  # nobody is on turn: a lay already scheduled is stale
+            if state.hold is not None and state.hold.until != held_until:
+                held_until = state.hold.until  # a hold may start at a lay or at a penalty
+                schedule(state.hold.until, _WAIT)
+                self._claim(state, event.t, schedule)
             if laid:
                 self._react(state, event.t, schedule)
 
@@ -177,6 +199,10 @@ class VirtualTable:
                         continue
                 yield from judge(Lay(t, piles[seat].popleft()))  # the camera sees who is on turn
             elif kind == _EAGER_LAY:
+                if state.pending and step(state, Wait(t))[0].hands[seat] < state.hands[seat]:
+                    yield from judge(Wait(t))  # a penalty for those presses takes its cards first
+                    if state.winner is not None:
+                        continue
                 if piles[seat]:
                     yield from judge(Lay(t, piles[seat].popleft(), seat))  # seen coming from `seat`
             elif kind == _SNAP:
@@ -200,6 +226,20 @@ class VirtualTable:
         del recent[:-4]
         return True
 
+    def _claim(self, state: State, t: int, schedule: object) -> None:
+        """A claim held for the challenger's slap (paranoid): it slaps, and others try once it
+        is open to them."""
+        hold = state.hold
+        if hold is None or hold.open_at is None:
+            return
+        rng = self._rng
+        for seat, bot in enumerate(self.bots):
+            start = t if seat == hold.owner else hold.open_at
+            chance = bot.notice if seat == hold.owner else bot.notice / 3
+            press = start + bot.reaction_us(rng)
+            if press < hold.until and rng.random() < chance and self._free_hand(seat, press):
+                schedule(press, _SNAP, seat)  # type: ignore[operator]
+
     def _react(self, state: State, t: int, schedule: object) -> None:
         """Each bot looks at the stack just laid on and perhaps presses, perhaps lays."""
         rng = self._rng
@@ -207,6 +247,8 @@ class VirtualTable:
         for seat, bot in enumerate(self.bots):
             if state.is_penalised(seat) and rng.random() > 0.1:
                 continue  # most of the time they remember they are penalised
+            if state.is_out(seat):
+                continue  # out of the game: hands off the button
             if valid and rng.random() < bot.notice:
                 reaction = bot.reaction_us(rng)
                 if self._free_hand(seat, t + reaction):

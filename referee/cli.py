@@ -12,6 +12,7 @@ from typing import BinaryIO, TextIO
 
 from . import __version__
 from .errors import UserError
+from .presets import PRESETS
 from .script import ScriptError, adjudicate
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT = 0, 1, 2
@@ -102,6 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--players", type=int, default=3, metavar="N", help="2 to 8 bots (default 3)")
     p.add_argument("--seed", type=int, default=1, help="seeds the deal and the bots (default 1)")
+    p.add_argument(
+        "--rules",
+        default="celtic",
+        metavar="PRESET",
+        help=f"the game the bots play and the referee judges: {', '.join(sorted(PRESETS))} (default celtic)",
+    )
     p.add_argument(
         "--cap",
         type=int,

@@ -28,14 +28,32 @@ from .engine import MAX_PLAYERS, MIN_PLAYERS
 from .errors import UserError
 from .events import Event
 from .journal import STOPPED, WON, GameRecord, Journal
+from .presets import UnknownPreset, rules_for
 from .replay import replay
-from .ruling_text import REASON_WORDS
-from .rulings import GameWon, Laid, PenaltiesLifted, Penalty, Ruling, SnapIgnored, StackWon
+from .ruling_text import AWARD_WORDS, IGNORED_WORDS, REASON_WORDS, count_words, pile, say
+from .rulings import (
+    Burned,
+    GameWon,
+    Laid,
+    PenaltiesLifted,
+    Penalty,
+    Ruling,
+    SeatOut,
+    SnapIgnored,
+    StackWon,
+    TakeBack,
+)
 from .script import event_to_json
 from .service import Recorder
 from .table import State
 
 EXIT_WON, EXIT_STOPPED, EXIT_USAGE = 0, 1, 2
+GAME_TITLES = {
+    "celtic": "Celtic Egyptian Ratscrew",
+    "classic": "Egyptian Ratscrew, classic rules",
+    "paranoid": "The Paranoid Game",
+    "party": "Egyptian Ratscrew, party rules",
+}
 COLOURS = ("cyan", "magenta", "yellow", "green", "bright_blue", "bright_red", "white", "bright_green")
 
 
@@ -56,16 +74,17 @@ def describe(ruling: Ruling, names: Sequence[str], after: Sequence[Ruling] = ())
         line += Text(f" lays {ruling.card.symbol:<4}", style="bold" if ruling.out_of_turn else "")
         line += Text(f" call {ruling.call:>2}", style="bold green" if ruling.card.rank == ruling.call else "")
         if ruling.count_out is not None:
-            line += Text(f"  count-out {ruling.count_out}", style="yellow")
+            line += Text(f"  {count_words(ruling)}", style="yellow")
         if ruling.out_of_turn:
             line += Text("  OUT OF TURN", style="bold red")
         elif ruling.next is None:
             line += Text("  hold: first snap wins", style="bold yellow")
     elif type(ruling) is StackWon:
         line += who(ruling.seat)
-        if ruling.by == "snap":
+        if ruling.by in ("snap", "claim"):
             reasons = ", ".join(REASON_WORDS.get(r, r) for r in ruling.reasons)
-            line += Text(f" SNAP! takes {_cards(ruling.cards)} ({reasons})", style="bold green")
+            shout = "SNAP! takes" if ruling.by == "snap" else "CLAIMS"
+            line += Text(f" {shout} {_cards(ruling.cards)} ({reasons}){pile(ruling)}", style="bold green")
             runner_up = next(
                 (
                     r.seat
@@ -77,12 +96,13 @@ def describe(ruling: Ruling, names: Sequence[str], after: Sequence[Ruling] = ())
             if runner_up is not None:
                 line += Text(f" — beats {names[runner_up]} by {ruling.margin_us / 1000:.1f} ms")
         else:
-            how = "counting out" if ruling.by == "counting_out" else ruling.by
-            line += Text(f" takes {_cards(ruling.cards)} by {how}", style="green")
+            how = AWARD_WORDS.get(ruling.by, f"by {ruling.by}")
+            line += Text(f" takes {_cards(ruling.cards)} {how}{pile(ruling)}", style="green")
     elif type(ruling) is Penalty:
         line += who(ruling.seat)
         what = "wrong snap" if ruling.reason == "wrong_snap" else "laid out of turn"
-        line += Text(f" {what}: penalised until another seat wins a stack", style="red")
+        until = ": penalised until another seat wins a stack" if ruling.barred else ": penalty"
+        line += Text(f" {what}{until}", style="red")
     elif type(ruling) is SnapIgnored:
         line += who(ruling.seat)
         if ruling.reason == "late":
@@ -90,12 +110,18 @@ def describe(ruling: Ruling, names: Sequence[str], after: Sequence[Ruling] = ())
         elif ruling.reason == "dead_heat":
             line += Text(" dead heat: pressed at the same microsecond, no winner", style="yellow")
         else:
-            line += Text(" snap ignored: penalised", style="dim red")
+            line += Text(
+                " " + IGNORED_WORDS.get(ruling.reason, f"snap ignored: {ruling.reason}"), style="dim red"
+            )
+    elif type(ruling) in (Burned, SeatOut, TakeBack):
+        # Instructions: the referee cannot move cards, the players must.
+        line += who(ruling.seat)
+        line += Text(say(ruling, names).removeprefix(names[ruling.seat]), style="bold yellow")
     elif type(ruling) is PenaltiesLifted:
         line += Text("everyone was penalised: all penalties lifted", style="yellow")
     elif type(ruling) is GameWon:
         line += who(ruling.seat)
-        line += Text(" holds every card and WINS THE GAME", style="bold reverse green")
+        line += Text(say(ruling, names).removeprefix(names[ruling.seat]), style="bold reverse green")
     return line
 
 
@@ -131,13 +157,16 @@ class Summary:
             self.late[ruling.seat] += 1
 
 
-def summary_table(summary: Summary, hands: Sequence[int], reactions: Sequence[Sequence[int]]) -> Table:
+def summary_table(
+    summary: Summary, hands: Sequence[int], reactions: Sequence[Sequence[int]], challenge: bool = False
+) -> Table:
+    """`challenge`: the face-card challenge's awards are counted where celtic counts count-outs."""
     table = Table(title="Summary", title_justify="left")
     for header in (
         "Player",
         "Cards",
         "Snaps won",
-        "Count-outs",
+        "Challenges" if challenge else "Count-outs",
         "Stalls",
         "Wrong snaps",
         "Out of turn",
@@ -151,8 +180,8 @@ def summary_table(summary: Summary, hands: Sequence[int], reactions: Sequence[Se
         table.add_row(
             Text(name, style=f"bold {COLOURS[seat % len(COLOURS)]}"),
             str(hands[seat]),
-            str(won["snap"]),
-            str(won["counting_out"]),
+            str(won["snap"] + won.get("claim", 0)),
+            str(won["counting_out"] + won.get("challenge", 0)),
             str(won["stall"]),
             str(summary.wrong_snaps[seat]),
             str(summary.out_of_turn[seat]),
@@ -170,21 +199,31 @@ def run_demo(
         raise UserError(f"--players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {args.players}")
     if args.cap < 1:
         raise UserError(f"--cap must be at least 1 lay, not {args.cap}")
+    rules = getattr(args, "rules", "celtic")
+    try:
+        rules_for(rules)
+    except UnknownPreset as e:
+        raise UserError(f"--rules: {e}") from None
     speed = args.speed if args.speed is not None else (0.0 if args.headless else 1.0)
     if speed < 0:
         raise UserError(f"--speed must be 0 (at once) or more, not {speed}")
     if args.json or args.script:
-        return _run_json(VirtualTable(players=args.players, seed=args.seed, cap=args.cap), out, args.json)
+        table = VirtualTable(players=args.players, seed=args.seed, cap=args.cap, rules=rules)
+        return _run_json(table, out, args.json)
 
     console = Console(file=out, highlight=False, soft_wrap=True, width=max(Console().width, 100))
     clock = clock or MonotonicClock()
     with Journal.open(Path(args.data_dir) if args.data_dir else default_data_dir() / "demo") as journal:
-        first = VirtualTable(players=args.players, seed=args.seed, cap=args.cap)
+        first = VirtualTable(players=args.players, seed=args.seed, cap=args.cap, rules=rules)
         kiosk = None if args.headless else _kiosk(args, journal, first.spec.new_game(), console)
         try:
             seed, played, status = args.seed, 0, EXIT_WON
             while True:
-                table = first if played == 0 else VirtualTable(players=args.players, seed=seed, cap=args.cap)
+                table = (
+                    first
+                    if played == 0
+                    else VirtualTable(players=args.players, seed=seed, cap=args.cap, rules=rules)
+                )
                 status = _play(args, table, journal, kiosk, console, clock, speed, resume=played == 0)
                 played += 1
                 if not getattr(args, "forever", False) or (rounds is not None and played >= rounds):
@@ -208,7 +247,7 @@ def _play(
 ) -> int:
     """One game through the demo's table, its log in the terminal and on the kiosk page."""
     names = table.spec.players
-    console.rule(f"Celtic Egyptian Ratscrew · {len(names)} bots · seed {table.seed}")
+    console.rule(f"{GAME_TITLES.get(table.rules, table.rules)} · {len(names)} bots · seed {table.seed}")
     for seat, bot in enumerate(table.bots):
         console.print(
             Text.assemble(
@@ -288,7 +327,8 @@ def _play(
     else:
         state = demo.run(pace, skip=point.skip, ended=ended)
     console.print()
-    console.print(summary_table(summary, state.hands, table.reactions))
+    challenge = state.rules.options.face_cards == "challenge"
+    console.print(summary_table(summary, state.hands, table.reactions, challenge))
     if table.stopped:
         console.print(
             Text(
@@ -296,7 +336,10 @@ def _play(
             )
         )
         return EXIT_STOPPED
-    winner = names[state.winner] if state.winner is not None else "nobody"
+    if state.winner is None:  # the bots' game ended, but the referee saw no winner
+        console.print(Text(f"No winner after {summary.lays} lays.", style="bold yellow"))
+        return EXIT_STOPPED
+    winner = names[state.winner]
     console.print(
         Text(
             f"{winner} wins after {summary.lays} lays and {clock_text(state.now).strip()} of table time.",
@@ -384,7 +427,8 @@ class _Resume:
 
 
 def _source(table: VirtualTable) -> str:
-    return f"demo: {table.players} bots, seed {table.seed}, cap {table.cap}"
+    rules = "" if table.rules == "celtic" else f", rules {table.rules}"
+    return f"demo: {table.players} bots, seed {table.seed}, cap {table.cap}{rules}"
 
 
 def _resume_point(journal: Journal, table: VirtualTable, new_game: bool) -> _Resume:

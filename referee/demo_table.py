@@ -296,7 +296,9 @@ class DemoTable:
                 if type(event) is Snap:
                     self._press(event)
             last = max([self.clock.now_us(), *(e[0] for e in self._edges)])
-            self._deliver(last + LATENCIES_US["camera"], pace)
+            # One microsecond past the latency, so that a timer due at the bots' last event (a
+            # claim hold that ends the game) is past the watermark and fires.
+            self._deliver(last + LATENCIES_US["camera"] + 1, pace)
             for delivery, event in self.stage.close():
                 self._advance(delivery, pace)
                 self.loop.put_lay(event)

@@ -182,7 +182,7 @@ class Celtic:
         if not in_turn and self._back:
             # Seed 002: a card played by accident "is ignored and set aside": the seat takes
             # it back and plays it on its turn. It is never on the stack; the call stays.
-            out.append(Laid(t, seat, card, s.laid % 13 + 1, s.count_out, s.turn, True))
+            out.append(Laid(t, seat, card, s.laid % 13 + 1, s.count_out, s.turn, True, self._challenge))
             if self.options.out_of_turn_penalised:
                 self.penalise(s, seat, "out_of_turn", t, out)
             s.hands = s.hands[:seat] + (s.hands[seat] + 1,) + s.hands[seat + 1 :]
@@ -224,7 +224,7 @@ class Celtic:
             count_out = s.count_out
             if self.options.out_of_turn_penalised:
                 self.penalise(s, seat, "out_of_turn", t, after)
-        out.append(Laid(t, seat, card, call, count_out, s.turn, not in_turn))
+        out.append(Laid(t, seat, card, call, count_out, s.turn, not in_turn, self._challenge))
         out.extend(after)
 
     def challenge_lay(self, s: State, seat: int, value: int, t: int, out: list[Ruling]) -> int | None:
@@ -532,7 +532,7 @@ class Celtic:
             if o.empty_wrong_snap == "ignored":  # seed 002: "they are ignored"
                 out.append(SnapIgnored(t, seat, "not_in_game"))
             else:  # seed 004: "eliminated if they slap the pile in error"
-                out.append(Penalty(t, seat, "wrong_snap"))
+                out.append(Penalty(t, seat, "wrong_snap", False))
                 self.eliminate(s, seat, "wrong_snap_no_cards", t, out)
             return
         self.penalise(s, seat, "wrong_snap", t, out)
@@ -684,7 +684,7 @@ class Celtic:
         out.extend(after)
 
     def penalise(self, s: State, seat: int, reason: str, t: int, out: list[Ruling]) -> None:
-        out.append(Penalty(t, seat, reason))
+        out.append(Penalty(t, seat, reason, self.options.penalty_bars))
         if self.options.penalty_bars:
             s.penalised |= 1 << seat
             if s.penalised == (1 << len(s.hands)) - 1:

@@ -28,7 +28,18 @@ from .announcer import TURN_LEVEL, Target, Value
 from .cards import RANKS, Card
 from .presets import PRESETS
 from .ruling_text import REASON_WORDS, reason_words, say
-from .rulings import GameWon, Laid, PenaltiesLifted, Penalty, Ruling, SnapIgnored, StackWon
+from .rulings import (
+    Burned,
+    GameWon,
+    Laid,
+    PenaltiesLifted,
+    Penalty,
+    Ruling,
+    SeatOut,
+    SnapIgnored,
+    StackWon,
+    TakeBack,
+)
 from .table import State
 
 LOG_LINES = 50
@@ -36,7 +47,9 @@ TOP_CARDS = 5
 # The reaction histogram's bin edges: 25 ms bins from 100 to 500 ms (people press in
 # 150 to 400 ms), plus one bin below the first edge and one above the last.
 BIN_EDGES_MS = tuple(range(100, 501, 25))
-NOTABLE = (StackWon, Penalty, PenaltiesLifted, GameWon)  # rulings the banner shows; lays it does not
+# Rulings the banner shows (lays it does not); burns, seats out and cards taken back are
+# instructions to the players, so they show too.
+NOTABLE = (StackWon, Penalty, Burned, SeatOut, TakeBack, PenaltiesLifted, GameWon)
 TROUBLE_WORDS = {"stuck": "is stuck down", "chattering": "chatters"}
 
 
@@ -239,6 +252,7 @@ def table_view(
                 "penalised": penalised,
                 "turn": state.turn == seat,
                 "count_owner": count_owner == seat,
+                "out": state.is_out(seat),
                 "led": led,
                 "trouble": trouble,
             }
@@ -250,10 +264,20 @@ def table_view(
     ]
     next_call = state.laid % 13 + 1
     return {
-        "game": {"rules": state.rules.name, "presets": sorted(PRESETS), "seats": len(names)},
+        "game": {
+            "rules": state.rules.name,
+            "presets": sorted(PRESETS),
+            "seats": len(names),
+            "face_cards": state.rules.options.face_cards,
+        },
         "players": players,
         "turn": {"seat": state.turn, "name": names[state.turn]} if state.turn is not None else None,
-        "stack": {"size": state.size, "top": [card_json(c) for c in top_cards(state, TOP_CARDS)]},
+        "stack": {
+            "size": state.size,
+            "top": [card_json(c) for c in top_cards(state, TOP_CARDS)],
+            "burned": state.burned,  # face down under it
+            "penalty_pile": state.penalty_pile,
+        },
         "call": {
             "next": next_call,
             "next_rank": RANKS[next_call - 1],

@@ -3,20 +3,57 @@
 The same sentences as the demo's log (`demo.describe`), without its colours, padding
 or clock: "Bob SNAP! takes 9 cards (sandwich) — beats Ann by 12.4 ms". A test keeps
 the two in step over whole bot games.
+
+The referee cannot move cards: a burn, a hand-over, a seat out or a card taken back is
+an instruction, and its sentence says what to do with which cards.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .rulings import GameWon, Laid, PenaltiesLifted, Penalty, Ruling, SnapIgnored, StackWon
+from .rulings import (
+    Burned,
+    GameWon,
+    Laid,
+    PenaltiesLifted,
+    Penalty,
+    Ruling,
+    SeatOut,
+    SnapIgnored,
+    StackWon,
+    TakeBack,
+)
 
 REASON_WORDS = {
     "calling_out": "calling out",
     "standard": "pair",
+    "pair": "pair",
     "sandwich": "sandwich",
     "dark_queen": "dark queen",
+    "top_bottom": "top and bottom",
+    "run": "run",
+    "marriage": "marriage",
+    "triple": "triple",
+    "joker": "joker",
     "counting_out": "counting out",
+    "claim": "claim",
+}
+AWARD_WORDS = {
+    "counting_out": "by counting out",
+    "stall": "by stall",
+    "challenge": "by challenge: the face card was not answered",
+    "penalty": "by penalty: a wrong slap",
+}
+IGNORED_WORDS = {
+    "penalised": "snap ignored: penalised",
+    "out": "snap ignored: out of the game",
+    "not_in_game": "snap ignored: no cards, and nothing to slap",
+    "no_cards": "snap ignored: no cards",
+}
+OUT_WORDS = {
+    "wrong_snap_no_cards": "a wrong slap with no cards",
+    "wrong_snaps_in_a_row": "wrong slaps on cards in a row",
 }
 
 
@@ -27,7 +64,7 @@ def reason_words(reasons: Sequence[str]) -> list[str]:
 def runner_up(ruling: Ruling, after: Sequence[Ruling]) -> int | None:
     """The seat a snap win beat (the late press `margin_us` after it, among the rulings that
     followed it); None for any other ruling."""
-    if type(ruling) is not StackWon or ruling.by != "snap" or ruling.margin_us is None:
+    if type(ruling) is not StackWon or ruling.by not in ("snap", "claim") or ruling.margin_us is None:
         return None
     late = (r for r in after if type(r) is SnapIgnored and r.reason == "late")
     return next((r.seat for r in late if r.late_us == ruling.margin_us), None)
@@ -39,7 +76,7 @@ def say(ruling: Ruling, names: Sequence[str], beaten: int | None = None) -> str:
     if kind is Laid:
         words = f"{names[ruling.seat]} lays {ruling.card.symbol} call {ruling.call}"
         if ruling.count_out is not None:
-            words += f" count-out {ruling.count_out}"
+            words += f" {count_words(ruling)}"
         if ruling.out_of_turn:
             words += " OUT OF TURN"
         elif ruling.next is None:
@@ -47,15 +84,19 @@ def say(ruling: Ruling, names: Sequence[str], beaten: int | None = None) -> str:
         return words
     if kind is StackWon:
         who = names[ruling.seat]
-        if ruling.by != "snap":
-            how = "counting out" if ruling.by == "counting_out" else ruling.by
-            return f"{who} takes {cards(ruling.cards)} by {how}"
-        words = f"{who} SNAP! takes {cards(ruling.cards)} ({', '.join(reason_words(ruling.reasons))})"
+        if ruling.by not in ("snap", "claim"):
+            how = AWARD_WORDS.get(ruling.by, f"by {ruling.by}")
+            return f"{who} takes {cards(ruling.cards)} {how}{pile(ruling)}"
+        shout = "SNAP! takes" if ruling.by == "snap" else "CLAIMS"
+        words = f"{who} {shout} {cards(ruling.cards)} ({', '.join(reason_words(ruling.reasons))})"
+        words += pile(ruling)
         if beaten is not None and ruling.margin_us is not None:
             words += f" — beats {names[beaten]} by {ruling.margin_us / 1000:.1f} ms"
         return words
     if kind is Penalty:
         what = "wrong snap" if ruling.reason == "wrong_snap" else "laid out of turn"
+        if not ruling.barred:
+            return f"{names[ruling.seat]} {what}: penalty"
         return f"{names[ruling.seat]} {what}: penalised until another seat wins a stack"
     if kind is SnapIgnored:
         who = names[ruling.seat]
@@ -63,12 +104,38 @@ def say(ruling: Ruling, names: Sequence[str], beaten: int | None = None) -> str:
             return f"{who} snap {(ruling.late_us or 0) / 1000:.1f} ms late"
         if ruling.reason == "dead_heat":
             return f"{who} dead heat: pressed at the same microsecond, no winner"
-        return f"{who} snap ignored: penalised"
+        return f"{who} {IGNORED_WORDS.get(ruling.reason, 'snap ignored: ' + ruling.reason)}"
+    if kind is Burned:
+        where = "face down under the stack" if ruling.to == "stack" else "face down on the penalty pile"
+        return f"{names[ruling.seat]} puts {cards(ruling.cards)} from the top of the pile {where}"
+    if kind is SeatOut:
+        words = f"{names[ruling.seat]} is OUT of the game ({OUT_WORDS.get(ruling.reason, ruling.reason)})"
+        if ruling.cards:
+            words += f": put all {cards(ruling.cards)} face down under the stack"
+        return words
+    if kind is TakeBack:
+        return f"{names[ruling.seat]} takes {ruling.card.symbol} back: set it aside and lay it on your turn"
     if kind is PenaltiesLifted:
         return "everyone was penalised: all penalties lifted"
     if kind is GameWon:
+        if ruling.reason == "triple":
+            return f"{names[ruling.seat]} slapped a TRIPLE and WINS THE GAME"
+        if ruling.reason == "last_seat_in":
+            return f"{names[ruling.seat]} is the last seat in and WINS THE GAME"
         return f"{names[ruling.seat]} holds every card and WINS THE GAME"
     raise TypeError(f"not a ruling: {ruling!r}")
+
+
+def count_words(ruling: Laid) -> str:
+    """The running count-out, or a challenge's chances left."""
+    if ruling.chances:
+        return f"chances {ruling.count_out}"
+    return f"count-out {ruling.count_out}"
+
+
+def pile(ruling: StackWon) -> str:
+    """What of a won stack is the penalty pile: the winner picks up both."""
+    return f", the penalty pile's {ruling.penalty_pile} included" if ruling.penalty_pile else ""
 
 
 def cards(n: int) -> str:

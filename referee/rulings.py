@@ -21,6 +21,7 @@ class Laid(NamedTuple):
     count_out: int | None  # the count-out value after this lay, None when none runs
     next: int | None  # the seat to lay next; None while a hold is on
     out_of_turn: bool = False
+    chances: bool = False  # `count_out` is a face-card challenge's chances left (not in the JSON)
 
     event = "laid"
 
@@ -76,6 +77,7 @@ class Penalty(NamedTuple):
     t: int
     seat: int
     reason: str
+    barred: bool = True  # the seat may not snap until another wins a stack (not in the JSON)
 
     event = "penalty"
 

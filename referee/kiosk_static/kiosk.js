@@ -44,7 +44,8 @@ function drawPile(v) {
     : `<div class="empty-stack">no stack</div>`;
   put($("cards"), html);
   const n = v.stack.size;
-  put($("stack-size"), n ? `${n} card${n === 1 ? "" : "s"} in the stack` : "");
+  const pile = v.stack.penalty_pile ? ` · penalty pile ${v.stack.penalty_pile}` : "";
+  put($("stack-size"), (n ? `${n} card${n === 1 ? "" : "s"} in the stack` : "") + pile);
 }
 
 function drawCall(v) {
@@ -56,7 +57,7 @@ function drawCall(v) {
   put($("turn"), turn);
   const box = $("count-out");
   if (v.hold && !v.winner) {
-    const how = v.hold.by === "counting_out" ? "takes it" : "takes it (stall)";
+    const how = { counting_out: "takes it", challenge: "takes it (challenge)" }[v.hold.by] || "takes it (stall)";
     box.className = "hold";
     put(
       box,
@@ -68,7 +69,7 @@ function drawCall(v) {
     const left = v.count_out.left;
     put(
       box,
-      `${esc(v.count_out.name)}'s count-out` +
+      `${esc(v.count_out.name)}'s ${v.game.face_cards === "challenge" ? "challenge" : "count-out"}` +
         `<div class="chances">${"●".repeat(Math.max(0, left))} <small>${left} to go</small></div>`
     );
   } else {
@@ -103,7 +104,8 @@ function drawSeats(v) {
     .map((p) => {
       const tags = [];
       if (p.penalised) tags.push(`<span class="tag pen">PENALISED</span>`);
-      if (p.count_owner) tags.push(`<span class="tag own">count-out</span>`);
+      if (p.out) tags.push(`<span class="tag bad">OUT</span>`);
+      if (p.count_owner) tags.push(`<span class="tag own">${v.game.face_cards === "challenge" ? "challenge" : "count-out"}</span>`);
       if (p.trouble) tags.push(`<span class="tag bad">button ${p.trouble === "stuck" ? "stuck" : "chatters"}</span>`);
       const cls = ["seat", p.turn ? "turn" : "", p.penalised ? "penalised" : ""].join(" ");
       const led = `<div class="led${p.led.blink ? " blink" : ""}" style="--level:${p.led.level}" title="seat light"></div>`;
