@@ -1,19 +1,21 @@
 """Benchmark the rules engine and `referee adjudicate` on one long, legal, seeded game.
 
     .venv/bin/python benchmarks/bench_engine.py [--lays N] [--seed S] [--repeat R]
-        [--e2e-repeat R] [--players P] [--no-keep-alive]
+        [--e2e-repeat R] [--players P] [--no-keep-alive] [--rules PRESET,...]
 
 It measures and prints; it asserts nothing about time. The figures:
 
-1. engine: `step` alone over the recorded events of the game: lays/s and us/event;
-2. end to end: `referee adjudicate FILE > /dev/null` as a subprocess, and the same work
-   in process (adjudicate + json.dumps of each ruling), so that interpreter start-up and
-   imports show as the difference;
-3. O(1) per lay: the cost of one lay onto a stack of 1-5 cards and onto one of 40-50.
+1. engine: `step` alone over the recorded events of each preset's game (every preset by
+   default, side by side): lays/s and us/event;
+2. end to end, for the first preset of --rules (celtic): `referee adjudicate FILE >
+   /dev/null` as a subprocess, and the same work in process (adjudicate + json.dumps of
+   each ruling), so that interpreter start-up and imports show as the difference;
+3. O(1) per lay (celtic): the cost of one lay onto a stack of 1-5 cards and onto one of 40-50.
 
 The game is generated in a first pass by a driver that keeps the real cards (which card
 each seat holds, in which order) and moves them as the referee rules, checking after every
-event that its piles match the referee's card counts. Only the second pass, a replay of the
+event that its piles match the referee's card counts (burns, the penalty pile, a seat out
+and a card taken back move the cards as the referee says). Only the second pass, a replay of the
 recorded events from a fresh deal, is timed. So that one game (one table script) lasts the
 whole benchmark, the driver keeps it alive: once a seat holds a third of the cards or more,
 the poorest seat snaps every valid stack (--no-keep-alive lets games end; they are then
@@ -35,15 +37,15 @@ import sys
 import tempfile
 import time
 from collections import Counter, deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.cards import Card, deck
 from referee.engine import MAX_PLAYERS, MIN_PLAYERS, Celtic, step
 from referee.events import Event, Lay, Snap, Wait
-from referee.presets import rules_for
-from referee.rulings import Laid, Ruling, StackWon
+from referee.presets import PRESETS, rules_for
+from referee.rulings import Burned, Laid, Ruling, SeatOut, StackWon, TakeBack
 from referee.script import GameSpec, adjudicate, event_to_json
 from referee.table import Hold, State
 
@@ -90,10 +92,10 @@ class Driver:
     knows whose card comes next.
     """
 
-    def __init__(self, seed: int, players: int, keep_alive: bool = True) -> None:
+    def __init__(self, seed: int, players: int, keep_alive: bool = True, rules: str = "celtic") -> None:
         self.rng = random.Random(seed)
         self.n = players
-        self.spec = GameSpec(tuple(f"P{seat}" for seat in range(players)))
+        self.spec = GameSpec(tuple(f"P{seat}" for seat in range(players)), rules)
         self.keep_alive = keep_alive
         self.now = START_US
         self.total_lays = 0
@@ -106,7 +108,9 @@ class Driver:
         cards = deck(52)
         self.rng.shuffle(cards)
         self.piles: list[deque[Card]] = [deque(cards[seat :: self.n]) for seat in range(self.n)]
-        self.stack: list[Card] = []
+        self.stack: list[Card] = []  # bottom first, burned cards included
+        self.burned: set[Card] = set()  # of those, the ones face down (the referee never saw them)
+        self.penalty_pile: list[Card] = []
         self.state: State = self.spec.new_game()
         self.moved: StackWon | None = None  # the deferred snap win whose cards already moved
         self.game = Game(self.spec)
@@ -193,7 +197,11 @@ class Driver:
 
     def _poorest(self, exclude: int | None = None) -> int:
         s, rng = self.state, self.rng
-        seats = [x for x in range(self.n) if x != exclude]
+        seats = [
+            x for x in range(self.n) if x != exclude and not s.out >> x & 1
+        ] or [  # the out press in vain
+            x for x in range(self.n) if x != exclude
+        ]
         free = [x for x in seats if not s.penalised >> x & 1] or seats
         return min(free, key=lambda x: (s.hands[x], rng.random()))
 
@@ -232,6 +240,16 @@ class Driver:
             counts[f"{kind.event}:{detail}" if detail else kind.event] += 1  # type: ignore[attr-defined]
             if kind is Laid:
                 self.stack.append(ruling.card)  # type: ignore[union-attr]
+            elif kind is TakeBack:
+                self.piles[ruling.seat].appendleft(self.stack.pop())  # type: ignore[union-attr]
+            elif kind is Burned or kind is SeatOut:
+                seat, count = ruling.seat, ruling.cards  # type: ignore[union-attr]
+                paid = [self.piles[seat].popleft() for _ in range(count)]
+                if kind is Burned and ruling.to == "penalty_pile":  # type: ignore[union-attr]
+                    self.penalty_pile.extend(paid)
+                else:
+                    self.stack[:0] = paid
+                    self.burned.update(paid)
             elif kind is StackWon:
                 if self.moved is not None and ruling._replace(margin_us=None) == self.moved:  # type: ignore[union-attr]
                     self.moved = None  # announced now; its cards moved at the press
@@ -246,7 +264,10 @@ class Driver:
 
     def _take(self, seat: int) -> None:
         self.piles[seat].extend(self.stack)  # under the pile, bottom card first
+        self.piles[seat].extend(self.penalty_pile)
         self.stack.clear()
+        self.burned.clear()
+        self.penalty_pile.clear()
 
     def _check(self) -> None:
         s = self.state
@@ -254,9 +275,10 @@ class Driver:
         for seat, pile in enumerate(self.piles):
             assert len(pile) == s.hands[seat], (seat, len(pile), s.hands)
         assert len(self.stack) == s.size, (len(self.stack), s.size)
-        assert not self.stack or self.stack[-1] is s.top_card
+        assert len(self.penalty_pile) == s.penalty_pile
+        assert not self.stack or s.top_card is None or self.stack[-1] is s.top_card
         if self.steps % CHECK_STACK_EVERY == 0:
-            assert self.stack == s.stack_cards()
+            assert [c for c in self.stack if c not in self.burned] == s.stack_cards()
 
 
 # Timing helpers ------------------------------------------------------------------------------
@@ -436,37 +458,21 @@ def num(x: float, digits: int = 0) -> str:
     return f"{x:,.{digits}f}"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lays", type=int, default=200_000, help="lays in the game (default 200000)")
-    parser.add_argument("--seed", type=int, default=1, help="seeds the deal and the driver (default 1)")
-    parser.add_argument("--repeat", type=int, default=5, help="repeats of the in-process timings (default 5)")
-    parser.add_argument(
-        "--e2e-repeat", type=int, default=3, help="repeats of the subprocess timing (default 3)"
-    )
-    parser.add_argument("--players", type=int, default=4, help="seats at the table, 2-8 (default 4)")
-    parser.add_argument(
-        "--no-keep-alive",
-        action="store_true",
-        help="let games end: figure 1 replays them back to back, figure 2 uses the first one",
-    )
-    args = parser.parse_args(argv)
-    if args.lays < 1 or args.repeat < 1 or args.e2e_repeat < 1:
-        parser.error("--lays, --repeat and --e2e-repeat must be at least 1")
-    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
-        parser.error(f"--players must be {MIN_PLAYERS} to {MAX_PLAYERS}")
-    out = print
+@dataclass
+class Recorded:
+    """One preset's game as recorded in pass 1, and its engine timings (figure 1)."""
 
-    command = shlex.join([sys.executable, *sys.argv])
-    out("Celtic referee benchmark")
-    out(f"  command : {command}")
-    out(f"  machine : {machine()}")
-    out(f"  python  : {platform.python_implementation()} {platform.python_version()} ({sys.executable})")
-    out(f"  gc      : {'enabled' if gc.isenabled() else 'disabled'} (left as it is, as in real use)")
+    rules: str
+    games: list[Game]
+    events: int
+    lays: int
+    runs: list[float]
 
-    # Pass 1: record the game.
+
+def record(rules: str, args: argparse.Namespace, out: Callable[[str], object]) -> Recorded:
+    """Pass 1 for one preset (its game, described), then figure 1's timings of it."""
     started = time.perf_counter()
-    driver = Driver(args.seed, args.players, keep_alive=not args.no_keep_alive)
+    driver = Driver(args.seed, args.players, keep_alive=not args.no_keep_alive, rules=rules)
     games = driver.run(args.lays)
     generated = time.perf_counter() - started
     events = sum(len(g.events) for g in games)
@@ -478,27 +484,70 @@ def main(argv: Sequence[str] | None = None) -> int:
     ended = [g for g in games if g.winner is not None]
     out("")
     out(
-        f"Game (pass 1, untimed, {generated:.1f} s): seed {args.seed}, {args.players} players, "
+        f"Game of {rules} (pass 1, untimed, {generated:.1f} s): seed {args.seed}, {args.players} players, "
         f"{len(games)} game{'s' if len(games) > 1 else ''} ({len(ended)} won), "
         f"piles checked against the referee after each of {driver.steps:,} steps"
     )
     out(f"  events  : {events:,} = {kinds['Lay']:,} lays + {kinds['Snap']:,} snaps + {kinds['Wait']:,} waits")
     out("  rulings : " + ", ".join(f"{k} {v:,}" for k, v in sorted(rulings.items())))
+    keep = "off" if args.no_keep_alive else f"on (a seat holds >= {DANGER_SHARE:.0%} of the cards)"
+    out(f"  keep-alive: {keep}; it was in force after {driver.kept_alive:,} of the {lays:,} lays")
+    if len(games) > 1:
+        out(f"  note    : {len(ended)} game(s) ended; figure 1 replays all {len(games)} back to back")
+    return Recorded(rules, games, events, lays, time_engine(games, args.repeat))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lays", type=int, default=200_000, help="lays in each game (default 200000)")
+    parser.add_argument("--seed", type=int, default=1, help="seeds the deal and the driver (default 1)")
+    parser.add_argument("--repeat", type=int, default=5, help="repeats of the in-process timings (default 5)")
+    parser.add_argument(
+        "--e2e-repeat", type=int, default=3, help="repeats of the subprocess timing (default 3)"
+    )
+    parser.add_argument("--players", type=int, default=4, help="seats at the table, 2-8 (default 4)")
+    parser.add_argument(
+        "--no-keep-alive",
+        action="store_true",
+        help="let games end: figure 1 replays them back to back, figure 2 uses the first one",
+    )
+    parser.add_argument(
+        "--rules",
+        default=",".join(PRESETS),
+        metavar="PRESET,...",
+        help=f"the presets to time, side by side (default {','.join(PRESETS)}); figure 2 uses the first",
+    )
+    args = parser.parse_args(argv)
+    if args.lays < 1 or args.repeat < 1 or args.e2e_repeat < 1:
+        parser.error("--lays, --repeat and --e2e-repeat must be at least 1")
+    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
+        parser.error(f"--players must be {MIN_PLAYERS} to {MAX_PLAYERS}")
+    presets = [name.strip() for name in args.rules.split(",") if name.strip()]
+    unknown = [name for name in presets if name not in PRESETS]
+    if not presets or unknown:
+        parser.error(
+            f"--rules: unknown rules {unknown[0] if unknown else ''!r} (known: {', '.join(PRESETS)})"
+        )
+    out = print
+
+    command = shlex.join([sys.executable, *sys.argv])
+    out("Referee engine benchmark")
+    out(f"  command : {command}")
+    out(f"  machine : {machine()}")
+    out(f"  python  : {platform.python_implementation()} {platform.python_version()} ({sys.executable})")
+    out(f"  gc      : {'enabled' if gc.isenabled() else 'disabled'} (left as it is, as in real use)")
     out(
         f"  driver  : a press by a random seat after ~1 in {round(1 / SNAP_CHANCE)} lays "
         f"(+{REACTION_US[0] // MS}-{REACTION_US[1] // MS} ms), {SECOND_PRESS_CHANCE:.0%} of them raced "
         f"by a second seat; out-of-turn lays ~1 in {round(1 / OUT_OF_TURN_CHANCE)}; a wait when presses "
         "change the table or a claim hold runs out"
     )
-    keep = "off" if args.no_keep_alive else f"on (a seat holds >= {DANGER_SHARE:.0%} of the cards)"
-    out(f"  keep-alive: {keep}; it was in force after {driver.kept_alive:,} of the {lays:,} lays")
 
-    # Figure 1: the engine alone.
-    runs = time_engine(games, args.repeat)
-    best, median = best_median(runs)
-    e_best, e_median = lays / best, lays / median
+    # Pass 1 and figure 1, one preset after another.
+    recorded = [record(rules, args, out) for rules in presets]
 
-    # Figure 2: end to end, on the first game only (a script holds one game).
+    # Figure 2: end to end, on the first preset's first game only (a script holds one game).
+    games = recorded[0].games
     first = games[0]
     referee = referee_command()
     with tempfile.TemporaryDirectory(prefix="bench-referee-") as tmp:
@@ -521,17 +570,29 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     out("")
     out("Figures (best and median of the repeats; no assertion is made on any of them)")
+    out(f"  1. engine: step() over each preset's recorded events, {repeats(args.repeat)}: best (median)")
+    out("  " + f"{'':<30}" + "".join(f"{r.rules:>22}" for r in recorded))
+    out("  " + f"{'events':<30}" + "".join(f"{r.events:>22,}" for r in recorded))
+    out("  " + f"{'lays':<30}" + "".join(f"{r.lays:>22,}" for r in recorded))
+
+    def line(label: str, figure: Callable[[Recorded, float], float], digits: int) -> None:
+        cells = []
+        for r in recorded:
+            best, median = best_median(r.runs)
+            cells.append(f"{num(figure(r, best), digits)} ({num(figure(r, median), digits)})")
+        out("  " + f"{label:<30}" + "".join(f"{cell:>22}" for cell in cells))
+
+    line("lays/s", lambda r, t: r.lays / t, 0)
+    line("events/s", lambda r, t: r.events / t, 0)
+    line("us/event", lambda r, t: t / r.events * 1e6, 2)
+    line("us/lay (all events' time/lays)", lambda r, t: t / r.lays * 1e6, 2)
+    verdicts = ["met" if r.lays / min(r.runs) >= GOAL_ENGINE_LAYS_PER_S else "NOT met" for r in recorded]
+    out("  " + f"{f'goal lays/s >= {GOAL_ENGINE_LAYS_PER_S:,}':<30}" + "".join(f"{v:>22}" for v in verdicts))
     out(row("", "best", "median", "goal"))
-    out(f"  1. engine: step() over the {events:,} recorded events ({lays:,} lays), {repeats(args.repeat)}")
-    met = "met" if e_best >= GOAL_ENGINE_LAYS_PER_S else "NOT met"
-    out(row("lays/s", num(e_best), num(e_median), f">= {GOAL_ENGINE_LAYS_PER_S:,}", met))
-    out(row("events/s", num(events / best), num(events / median)))
-    out(row("us/event", num(best / events * 1e6, 2), num(median / events * 1e6, 2)))
-    out(row("us/lay (all events' time / lays)", num(best / lays * 1e6, 2), num(median / lays * 1e6, 2)))
     what = "the whole game" if len(games) == 1 else f"game 1 of {len(games)} only"
     out(
-        f"  2. end to end: referee adjudicate FILE > /dev/null, {what}: {lines:,} lines "
-        f"({first.lays:,} lays, {size_mb:.1f} MB) -> {written:,} rulings"
+        f"  2. end to end ({recorded[0].rules}): referee adjudicate FILE > /dev/null, {what}: "
+        f"{lines:,} lines ({first.lays:,} lays, {size_mb:.1f} MB) -> {written:,} rulings"
     )
     met = "met" if lines / s_best >= GOAL_E2E_LINES_PER_S else "NOT met"
     out(f"     subprocess, {repeats(args.e2e_repeat)}:")
@@ -551,18 +612,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     out(row("for comparison: adjudicate a game line only", num(b_best, 3), num(b_median, 3)))
     chunks = len(cost.small)
-    out(f"  3. one in-turn lay of a picture card, no snaps, scan 'stack': {chunks} chunks of 2,000 lays each")
+    out(
+        f"  3. celtic: one in-turn lay of a picture card, no snaps, scan 'stack': {chunks} chunks "
+        "of 2,000 lays each"
+    )
     out(row("us/lay onto a stack of 1-5 cards", num(small_best, 3), num(small_median, 3)))
     out(row("us/lay onto a stack of 40-50 cards", num(large_best, 3), num(large_median, 3)))
     ratio_best, ratio_median = large_best / small_best, large_median / small_median
     out(row("ratio large / small", num(ratio_best, 3), num(ratio_median, 3), "about 1.0 (O(1))"))
     out(row("for comparison: State.copy() alone, us", num(cost.copy, 3), ""))
-    if len(games) > 1:
-        out("")
-        out(
-            f"Note: {len(ended)} game(s) ended before {args.lays:,} lays; figure 1 replays all "
-            f"{len(games)} games back to back (a fresh deal each), figure 2 uses game 1 alone."
-        )
     return 0
 
 
