@@ -380,7 +380,9 @@ class Celtic:
             # is one nobody has seen (face down): rank 0, which matches nothing.
             if o.slap_top_bottom and top and s.size > 1 and top == s.bottom:
                 reasons.append("top_bottom")
-            if o.slap_run and s.size >= o.slap_run:
+            # A run needs its top two a rank apart (mod 13, so Q-K-A and K-A-2 pass): most
+            # stacks are ruled out here, before the walk down the stack.
+            if o.slap_run and s.size >= o.slap_run and second > 0 and (top - second) % 13 in (1, 12):
                 ranks = self.top_ranks(s, o.slap_run)
                 if len(ranks) == o.slap_run and is_run(ranks, o.run_wraps):
                     reasons.append("run")
@@ -490,10 +492,16 @@ class Celtic:
             else:
                 wrong.append(seat)
         if len(valid) == 1:
-            self.snap_win(s, *valid[0], t, out, defer=True)
+            # A seat that pressed at the same instant without a valid snap (a claim not yet
+            # open to it) is the runner-up: the margin is 0, known now.
+            self.snap_win(s, *valid[0], t, out, margin=0 if wrong else None, defer=not wrong)
         elif valid and self.options.dead_heat == "lower_seat":
             self.snap_win(s, *valid[0], t, out, margin=0)  # seats are in order: the lower first
-            out.extend(SnapIgnored(t, seat, "dead_heat") for seat, _ in valid[1:])
+            heat = [SnapIgnored(t, seat, "dead_heat") for seat, _ in valid[1:]]
+            if s.winner is not None:  # nothing after game_won: the other presses go before it
+                out[-1:-1] = heat
+            else:
+                out.extend(heat)
         elif valid:
             out.extend(SnapIgnored(t, seat, "dead_heat") for seat, _ in valid)
         if wrong and s.winner is not None:  # that snap won the game: nothing after game_won
@@ -604,8 +612,6 @@ class Celtic:
         s.out |= 1 << seat
         s.penalised &= ~(1 << seat)
         out.append(SeatOut(t, seat, reason, cards))
-        if s.count_owner == seat and s.hold is None:
-            s.count_out = s.count_owner = None  # nobody is left to claim: the challenge lapses
         still_in = [x for x in range(len(s.hands)) if not s.out >> x & 1]
         if len(still_in) == 1:  # seed 004: "the only player left with cards to play wins"
             last = still_in[0]
@@ -614,7 +620,15 @@ class Celtic:
             else:
                 s.winner = last
                 out.append(GameWon(t, last, "last_seat_in"))
-        elif cards:
+            return
+        if s.count_owner == seat:  # nobody is left to claim: the challenge (or its hold) lapses
+            s.count_out = s.count_owner = None
+            if s.hold is not None and s.hold.owner == seat:
+                s.hold = None
+                s.turn = seat  # as if it had just laid: the turn moves on from it
+                self.hand_emptied(s, seat, t, out)
+                return
+        if cards:
             self.hand_emptied(s, seat, t, out)
 
     def hand_emptied(self, s: State, seat: int, t: int, out: list[Ruling]) -> None:
@@ -629,6 +643,9 @@ class Celtic:
         else:  # the stall rule: nobody holds a card
             if owner is None:
                 owner = s.last_layer if s.last_layer is not None else seat
+            if s.out >> owner & 1:  # a seat out of the game takes nothing: the next one in does
+                n = len(s.hands)
+                owner = next((x for x in ((owner + k) % n for k in range(n)) if not s.out >> x & 1), owner)
             self.start_claim(s, "stall", owner, t, out)
 
     def has_rival(self, s: State, seats: Sequence[int]) -> bool:
