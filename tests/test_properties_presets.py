@@ -13,7 +13,7 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from referee.cards import QUEEN_OF_SPADES, Card, deck
@@ -274,6 +274,34 @@ def test_every_preset_keeps_every_invariant(preset, players, short_deal, script)
 
 
 @settings(max_examples=250)
+@example(  # a dead heat given to the lower seat wins the game: nothing after game_won
+    "paranoid",
+    4,
+    {
+        "dead_heat": "lower_seat",
+        "scan": "stack",
+        "empty_wrong_snap": "penalty",
+        "out_of_turn_penalised": False,
+    },
+    True,
+    [("oot", 1, 0, 0), *[("lay", 0, 0, 0)] * 10, ("lay", 0, 0, 150000), ("snap", 0, 13, 150000)]
+    + [("snap", 0, 0, 0), *[("lay", 0, 0, 0)] * 4, ("snap", 0, 5, 3500000), ("snap", 2, 0, 0)],
+)
+@example(  # the owner of a hold, with no cards, slaps wrongly and is out: its hold lapses
+    "party",
+    3,
+    {},
+    False,
+    [*[("lay", 0, 0, 0)] * 10, ("lay", 0, 1, 0), *[("lay", 0, 0, 0)] * 7]
+    + [("snap", 0, 0, 0), ("lay", 0, 0, 3000000)],
+)
+@example(  # a claim and a wrong slap at one instant: the claim first, the penalty pile after it
+    "paranoid",
+    2,
+    {"scan": "stack", "out_of_turn_penalised": False, "race_window": 0},
+    False,
+    [*[("lay", 0, 0, 0)] * 18, ("snap", 0, 0, 0), ("snap", 1, 0, 0)],
+)
 @given(
     preset=st.sampled_from(sorted(PRESETS)),
     players=st.integers(2, 5),
