@@ -504,12 +504,8 @@ class Celtic:
                 out.extend(heat)
         elif valid:
             out.extend(SnapIgnored(t, seat, "dead_heat") for seat, _ in valid)
-        if wrong and s.winner is not None:  # that snap won the game: nothing after game_won
-            if s.deferred is not None:
-                self.flush_win(s, 0, out)
-            return
-        if not wrong or self.late(s, t, wrong, out):
-            return
+        if not wrong or s.winner is not None or self.late(s, t, wrong, out):
+            return  # (a snap that won the game: nothing after game_won)
         for seat in wrong:
             if s.winner is not None:
                 break
