@@ -276,12 +276,16 @@ def test_the_server_serves_on_a_free_port_and_streams_changes(server):
             events = sse_views(response.iter_lines())
             first = next(events)
             state, *rest = server.rest
-            threading.Thread(target=feed, args=(server.hub, state, rest[:3])).start()
+            feeder = threading.Thread(target=feed, args=(server.hub, state, rest[:3]))
+            feeder.start()
             later = next(events)
             while "beats" not in (later["last"] or {}).get("text", ""):
                 later = next(events)
             assert later["version"] > first["version"]
             assert later["players"][1]["cards"] == 19  # 17 dealt, 5C laid, 3 won
+            feeder.join()  # every view fed, then read up to the last: nothing is left to send
+            while later["version"] != server.hub.version:
+                later = next(events)
             server.stop()  # ends the stream
             assert list(events) == []
 
