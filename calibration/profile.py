@@ -111,14 +111,20 @@ def table_part(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     """The profile's table part (camera, seats, buttons, deck name, steps done) without the
     deck's arrays, or None for a deck profile (`calibrate deck --images`): what the service's
     config reads. TableProfileError (one line naming the file) if it cannot be used."""
-    source = Path(path)
+    return _read_table(Path(path))[0]
+
+
+def _read_table(source: Path) -> tuple[dict[str, Any] | None, bool]:
+    """The table part (None for a deck profile) and whether the file holds a deck's arrays,
+    from one look at the file."""
     if source.is_file() and not zipfile.is_zipfile(source):  # numpy would call it pickled data
         raise TableProfileError(f"{source}: not a profile (a profile is an .npz file the wizard writes)")
     try:
         with np.load(source, allow_pickle=False) as data:
+            has_deck = "faces" in data.files
             if "table" not in data.files:
-                if "faces" in data.files:
-                    return None
+                if has_deck:
+                    return None, True
                 raise TableProfileError(f"{source}: neither a table profile nor a deck profile")
             meta = json.loads(str(data["table"]))
     except TableProfileError:
@@ -132,18 +138,16 @@ def table_part(path: str | os.PathLike[str]) -> dict[str, Any] | None:
         raise TableProfileError(
             f"{source}: table profile version {version}, this referee reads {TABLE_PROFILE_VERSION}"
         )
-    return meta
+    return meta, has_deck
 
 
 def load(path: str | os.PathLike[str]) -> TableProfile:
     """Read a table profile; TableProfileError (one line naming the file) if it cannot be used."""
     source = Path(path)
-    meta = table_part(source)
+    meta, has_deck = _read_table(source)
     if meta is None:
         raise TableProfileError(f"{source}: a deck profile, not a table profile (no table part)")
     try:
-        with np.load(source, allow_pickle=False) as data:
-            has_deck = "faces" in data.files
         deck = Profile.load(source) if has_deck else None
     except Exception as e:
         raise TableProfileError(f"{source}: not a table profile ({type(e).__name__}: {e})") from None

@@ -102,8 +102,9 @@ def _parse(data: Mapping[str, Any], source: str, folder: Path) -> Config:
             "camera.source", f'must be "camera", a webcam number, a video or folder, not {show(source_text)}'
         )
     profile = _path(camera, "profile", "camera.profile", folder)
-    if profile is None and default_profile_path().exists():
-        profile = default_profile_path()  # what `referee calibrate` wrote, unless the config says
+    wizards = default_profile_path()
+    if profile is None and wizards.exists():
+        profile = wizards  # what `referee calibrate` wrote, unless the config says
     try:
         table_profile = table_part(profile) if profile is not None else None
     except TableProfileError as e:
