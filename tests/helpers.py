@@ -64,3 +64,20 @@ def of(rulings: list[dict[str, Any]], event: str) -> list[dict[str, Any]]:
 
 def won(rulings: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return of(rulings, "stack_won")
+
+
+def snapshot(state: Any) -> tuple[Any, ...]:
+    """Every slot of an engine state, to show a state handed out never changes."""
+    return tuple(getattr(state, name) for name in type(state).__slots__)
+
+
+def free_card(state: Any, cards: list[Any], which: int) -> Any:
+    """A card a random game may lay next: not on the stack (jokers up to those allowed)."""
+    on_stack = state.stack_cards()
+    jokers_on_stack = sum(1 for c in on_stack if c.is_joker)
+    free = [
+        c
+        for c in cards
+        if (c.is_joker and jokers_on_stack < state.jokers_allowed) or (not c.is_joker and c not in on_stack)
+    ]
+    return free[which % len(free)]

@@ -21,7 +21,8 @@ from referee.engine import finish, step
 from referee.events import Event, Lay, Snap, Wait
 from referee.presets import rules_for
 from referee.rulings import GameWon, Laid, PenaltiesLifted, Penalty, Ruling, SnapIgnored, StackWon
-from referee.table import State
+
+from .helpers import free_card, snapshot
 
 GAPS_US = (0, 1, 1_000, 150_000, 299_999, 300_000, 700_000, 3_000_000, 3_500_000)
 
@@ -46,10 +47,6 @@ options = st.fixed_dictionaries(
         "claim_window": st.sampled_from([0, 500, 3000]),
     },
 )
-
-
-def snapshot(state: State) -> tuple[Any, ...]:
-    return tuple(getattr(state, name) for name in State.__slots__)
 
 
 def naive_reasons(cards: list[Card], top_call: int, top_only: bool) -> set[str]:
@@ -94,14 +91,7 @@ class Referee:
             return Snap(self.t, seat)
         if kind == "wait":
             return Wait(self.t)
-        on_stack = s.stack_cards()
-        jokers_on_stack = sum(1 for c in on_stack if c.is_joker)
-        free = [
-            c
-            for c in self.cards
-            if (c.is_joker and jokers_on_stack < s.jokers_allowed) or (not c.is_joker and c not in on_stack)
-        ]
-        card = free[which % len(free)]
+        card = free_card(s, self.cards, which)
         if kind == "lay" and s.turn is not None:
             return Lay(self.t, card)
         if s.hands[seat]:

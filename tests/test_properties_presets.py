@@ -21,7 +21,8 @@ from referee.engine import Celtic, finish, step
 from referee.events import Event, Lay, Snap, Wait
 from referee.presets import PRESETS, rules_for
 from referee.rulings import Burned, GameWon, Laid, Penalty, Ruling, SeatOut, StackWon, TakeBack
-from referee.table import State
+
+from .helpers import free_card, snapshot
 
 GAPS_US = (0, 1, 1_000, 150_000, 299_999, 300_000, 700_000, 3_000_000, 3_500_000, 6_500_000)
 
@@ -64,10 +65,6 @@ house_rules = st.fixed_dictionaries(
         "out_of_turn_penalised": st.booleans(),
     },
 )
-
-
-def snapshot(state: State) -> tuple[Any, ...]:
-    return tuple(getattr(state, name) for name in State.__slots__)
 
 
 def is_run_naive(ranks: list[int], wraps: bool) -> bool:
@@ -148,14 +145,7 @@ class Referee:
             # Presses waiting to be judged are judged before this lay, and may cost cards or
             # move the turn: choose the lay against the table as it will be.
             s = step(s, Wait(self.t))[0]
-        on_stack = s.stack_cards()
-        jokers_on_stack = sum(1 for c in on_stack if c.is_joker)
-        free = [
-            c
-            for c in self.cards
-            if (c.is_joker and jokers_on_stack < s.jokers_allowed) or (not c.is_joker and c not in on_stack)
-        ]
-        card: Card = free[which % len(free)]
+        card: Card = free_card(s, self.cards, which)
         if kind == "lay" and s.turn is not None:
             return Lay(self.t, card)
         if s.hands[seat]:
