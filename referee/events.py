@@ -32,3 +32,26 @@ class Wait(NamedTuple):
 
 
 Event = Lay | Snap | Wait
+
+
+class Unread(NamedTuple):
+    """A card came to rest on the stack at `t` and the camera could not read it for sure.
+
+    The referee holds judging at `t` until the card is named (`Named`); `guess` is the
+    camera's best reading, shown to whoever names it and never acted on."""
+
+    t: int
+    seat: int | None = None
+    guess: Card | None = None
+
+
+class Named(NamedTuple):
+    """At `t`, someone at the table named the card of the unread lay at `lay_t`; `card` None:
+    nothing was laid there (the pile was only nudged)."""
+
+    t: int
+    lay_t: int
+    card: Card | None
+
+
+Asked = Unread | Named  # what the table says about the camera's questions, beside the events

@@ -24,13 +24,17 @@ from typing import Any
 from hardware.buttons import ButtonTrouble, Debouncer, Edge, Press
 from hardware.clock import Clock
 
-from .engine import IllegalEvent, finish, step
-from .events import Event, Lay, Snap, Wait
+from .engine import IllegalEvent, step
+from .events import Event, Lay, Named, Snap, Unread, Wait
+from .questions import Judging, NothingToName, end, take
 from .rulings import Ruling, StackWon
 from .table import State
 
 RulingSink = Callable[[Ruling], Any]
-EventSink = Callable[[Event, Any], Any]
+EventSink = Callable[[Event | Unread | Named, Any], Any]
+# Told each time the open questions change (a lay the camera could not read is asked, or named):
+# the lays still waiting for their card, oldest first, with the table as it was before the first.
+QuestionSink = Callable[[tuple[Unread, ...], State], Any]
 TroubleSink = Callable[[ButtonTrouble], Any]
 FAR_FUTURE = 1 << 62
 
@@ -48,7 +52,7 @@ class TableLoop:
 
     def __init__(
         self,
-        state: State,
+        state: State | Judging,
         latencies_us: dict[str, int],
         rulings: Iterable[RulingSink] = (),
         troubles: Iterable[TroubleSink] = (),
@@ -57,23 +61,28 @@ class TableLoop:
         timer_waits: bool = True,
         judged: Iterable[EventSink] = (),
         refused: Callable[[Event, str], Any] | None = None,
+        questions: Iterable[QuestionSink] = (),
     ) -> None:
-        self.state = state
+        # A resumed game may come back with lays still waiting for their card.
+        self.judging = state if isinstance(state, Judging) else Judging(state)
         self.latencies = dict(latencies_us)  # open sources only
         self.ruling_sinks = list(rulings)  # final rulings, in order: output, kiosk
         # Each event the engine accepted, with its tag, before any of its rulings go out: the
         # journal writes it here, so no ruling is ever announced for an event it could lose.
         self.event_sinks = list(judged)
         # Live, a card the engine refuses (a misreading: "7H is already on the stack") must not
-        # stop the table: with `refused` it is told there and skipped. Without it, EventError.
+        # stop the table: with `refused` it is told there and asked instead (an Unread lay, the
+        # reading as its guess). Without it, EventError.
         self.refused = refused
+        self.question_sinks = list(questions)
+        self._tags: dict[int, Any] = {}  # a lay's time -> its tag, while a question is open
         self.trouble_sinks = list(troubles)
         # Lights and sound: rulings as soon as the outcome is known. A snap win is final
         # at the press, but its ruling waits up to a race window for its margin; the
         # players should not wait for the margin to see who won.
         self.signal_sinks = list(signals)
         self._early: StackWon | None = None
-        self.debouncer = debouncer or Debouncer(state.seats)
+        self.debouncer = debouncer or Debouncer(self.judging.state.seats)
         self.timer_waits = timer_waits  # live: feed a Wait when a timer is due; replay: never
         self.inbox: queue.SimpleQueue[tuple[str, Any, Any]] = queue.SimpleQueue()
         self._buffer: list[tuple[int, int, Event, Any]] = []  # (t, arrival, event, tag)
@@ -85,9 +94,21 @@ class TableLoop:
 
     # Producers (any thread) ------------------------------------------------------
 
-    def put_lay(self, event: Lay | Wait, tag: Any = None, source: str = "camera") -> None:
-        """A card seen on the pile (or time observed passing), from the vision stage."""
+    def put_lay(self, event: Lay | Wait | Unread | Named, tag: Any = None, source: str = "camera") -> None:
+        """A card seen on the pile, one the camera could not read, time observed passing (from the
+        vision stage), or the card of an unread lay named (its `t` on the loop's clock)."""
         self.inbox.put((source, event, tag))
+
+    @property
+    def state(self) -> State:
+        """The engine's table: everything judged so far (not what waits behind a question)."""
+        return self.judging.state
+
+    @state.setter
+    def state(self, state: State) -> None:
+        """A new table (a new game, an undo): no question is open on it."""
+        self.judging = Judging(state)
+        self._tags.clear()
 
     def put_edge(self, edge: Edge) -> None:
         """A button edge, straight from the pin callback."""
@@ -152,24 +173,52 @@ class TableLoop:
         while buffer and buffer[0][0] <= watermark:
             _, _, event, tag = heapq.heappop(buffer)
             self._judge(event, tag)
-        if self.timer_waits and not self._finished:
-            # Nothing earlier than the watermark can still arrive: let timers run to it.
+        if self.timer_waits and not self._finished and not self.judging.holding:
+            # Nothing earlier than the watermark can still arrive: let timers run to it. (Not
+            # while a question holds judging: the engine fires them when it gets there.)
             due = self.state.rules.deadline(self.state)
             wait_t = min(watermark - 1, buffer[0][0] - 1 if buffer else FAR_FUTURE)
             if due is not None and due <= wait_t and wait_t >= self.state.now:
                 self._judge(Wait(wait_t), None)
 
-    def _judge(self, event: Event, tag: Any) -> None:
+    def _judge(self, event: Event | Unread | Named, tag: Any) -> None:
+        before = self.judging
+        if type(event) in (Lay, Unread) and before.holding:
+            self._tags.setdefault(event.t, tag)
         try:
-            self.state, rulings = step(self.state, event)
-        except IllegalEvent as e:
-            if self.refused is not None:
+            self.judging, rulings = take(before, event)
+        except (IllegalEvent, NothingToName) as e:
+            if type(event) is Lay and self.refused is not None:
+                # A reading the table makes impossible: told, then asked, never dropped. (When
+                # the card is possible from the seat on turn, the hand's side was misread.)
                 self.refused(event, str(e))
+                event = self._unseated(before, event)
+                self.judging, rulings = take(before, event)
+            elif type(event) is Named and self.refused is not None:
+                self.refused(event, str(e))  # a wrong answer: the question stays open
                 return
-            raise EventError(str(e), tag) from None
+            else:
+                raise EventError(str(e), tag) from None
+        if type(event) is Unread:
+            self._tags.setdefault(event.t, tag)
         for sink in self.event_sinks:
             sink(event, tag)
         self._emit(rulings)
+        if before.open != self.judging.open:
+            if not self.judging.holding:
+                self._tags.clear()
+            for question in self.question_sinks:
+                question(self.judging.open, self.judging.state)
+
+    @staticmethod
+    def _unseated(judging: Judging, lay: Lay) -> Lay | Unread:
+        if lay.seat is not None:
+            try:
+                step(judging.state, lay._replace(seat=None))
+                return lay._replace(seat=None)
+            except IllegalEvent:
+                pass
+        return Unread(lay.t, lay.seat, lay.card)
 
     def _emit(self, rulings: list[Ruling]) -> None:
         for ruling in rulings:
@@ -211,7 +260,11 @@ class TableLoop:
         `ended` gets the final table before its rulings go out (the journal closes the game
         there: the end of the input is an input too)."""
         self.drain()
-        self.state, rulings = finish(self.state)
+        try:
+            state, rulings = end(self.judging)
+        except ValueError as e:
+            raise EventError(str(e), self._tags.get(self.judging.open[0].t)) from None
+        self.judging = type(self.judging)(state)
         if ended is not None:
             ended(self.state)
         self._emit(rulings)
@@ -223,7 +276,7 @@ class TableLoop:
         if self._buffer:
             times.append(self._buffer[0][0] + lag)
         due = self.state.rules.deadline(self.state)
-        if due is not None and self.timer_waits:
+        if due is not None and self.timer_waits and not self.judging.holding:
             times.append(due + lag)
         check = self.debouncer.next_check()
         if check is not None:

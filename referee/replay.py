@@ -12,14 +12,17 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .engine import IllegalEvent, finish, step
-from .events import Event
+from .engine import IllegalEvent
+from .events import Event, Named, Unread
 from .journal import OPEN, EventRecord, GameRecord, JournalError
+from .questions import Judging, NothingToName, end, take
 from .script import ScriptError, event_to_json, read_script
 from .table import State
 
 
-def _items(game: GameRecord, events: Iterable[EventRecord]) -> Iterator[tuple[int, State | Event]]:
+def _items(
+    game: GameRecord, events: Iterable[EventRecord]
+) -> Iterator[tuple[int, State | Event | Unread | Named]]:
     lines = [json.dumps(game.spec), *(json.dumps(e.line) for e in events)]
     try:
         yield from read_script(lines, f"journal game {game.id}")
@@ -27,16 +30,17 @@ def _items(game: GameRecord, events: Iterable[EventRecord]) -> Iterator[tuple[in
         raise JournalError(f"{e} (the journal was changed by hand?)") from None
 
 
-def replay(game: GameRecord, events: Iterable[EventRecord]) -> State:
-    """The table after the journaled events (no ruling is announced again)."""
+def replay(game: GameRecord, events: Iterable[EventRecord]) -> Judging:
+    """The table after the journaled events, with any lay still waiting for its card (no
+    ruling is announced again)."""
     items = _items(game, events)
-    state: State = next(items)[1]  # type: ignore[assignment]
+    judging = Judging(next(items)[1])  # type: ignore[arg-type]
     for lineno, event in items:
         try:
-            state, _ = step(state, event)  # type: ignore[arg-type]
-        except IllegalEvent as e:
+            judging, _ = take(judging, event)  # type: ignore[arg-type]
+        except (IllegalEvent, NothingToName) as e:
             raise JournalError(f"journal game {game.id}, event {lineno - 1}: {e}") from None
-    return state
+    return judging
 
 
 def export(game: GameRecord, events: Iterable[EventRecord]) -> Iterator[dict[str, Any]]:
@@ -44,18 +48,18 @@ def export(game: GameRecord, events: Iterable[EventRecord]) -> Iterator[dict[str
     them and rules again, so a dispute is settled by comparing). A game that has ended gets
     the rulings its end settled; an open one stops at its last event."""
     items = _items(game, events)
-    _, state = next(items)
+    judging = Judging(next(items)[1])  # type: ignore[arg-type]
     yield game.spec
     for lineno, event in items:
-        yield event_to_json(event)
+        yield event_to_json(event)  # type: ignore[arg-type]
         try:
-            state, rulings = step(state, event)  # type: ignore[arg-type]
-        except IllegalEvent as e:
+            judging, rulings = take(judging, event)  # type: ignore[arg-type]
+        except (IllegalEvent, NothingToName) as e:
             raise JournalError(f"journal game {game.id}, event {lineno - 1}: {e}") from None
         for ruling in rulings:
             yield ruling.to_json()
-    if game.status != OPEN:
-        for ruling in finish(state)[1]:  # type: ignore[arg-type]
+    if game.status != OPEN and not judging.holding:
+        for ruling in end(judging)[1]:
             yield ruling.to_json()
 
 
@@ -64,17 +68,21 @@ def undo_last(game: GameRecord, events: list[EventRecord]) -> tuple[list[int], S
     the last settled table before that ruling on (a snap's ruling comes when time moves
     on, so the press goes back with the moment that settled it). Their seqs, and the table."""
     items = list(_items(game, events))
-    state: State = items[0][1]  # type: ignore[assignment]
-    states = [state]
+    judging = Judging(items[0][1])  # type: ignore[arg-type]
+    states = [judging]
     last_ruled = -1
     for i, (_, event) in enumerate(items[1:]):
-        state, rulings = step(state, event)  # type: ignore[arg-type]
-        states.append(state)
+        judging, rulings = take(judging, event)  # type: ignore[arg-type]
+        states.append(judging)
         if rulings:
             last_ruled = i
     if last_ruled < 0:
         raise ValueError("there is no ruling to undo in this game")
     cut = last_ruled
-    while cut > 0 and (states[cut].pending_t is not None or states[cut].deferred is not None):
-        cut -= 1  # presses still waiting here belong to the ruling being taken back
-    return [e.seq for e in events[cut:]], states[cut]
+    while cut > 0 and (
+        states[cut].holding
+        or states[cut].state.pending_t is not None
+        or states[cut].state.deferred is not None
+    ):
+        cut -= 1  # presses still waiting here (or behind a question) belong to the ruling taken back
+    return [e.seq for e in events[cut:]], states[cut].state

@@ -12,18 +12,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .cards import CardError, parse_card
-from .engine import IllegalEvent, SetupError, finish, step
+from .engine import IllegalEvent, SetupError
 from .errors import show_json
-from .events import Event, Lay, Snap, Wait
+from .events import Event, Lay, Named, Snap, Unread, Wait
 from .options import OptionError
 from .presets import UnknownPreset, rules_for
+from .questions import NEVER_NAMED, Judging, NothingToName, end, take
 from .rulings import Ruling
 from .table import State
 
 GAME_KEYS = frozenset({"players", "rules", "options", "deck", "hand_sizes"})
 EVENT_KEYS = {
     "cleared": frozenset({"t", "cleared"}),
-    "lay": frozenset({"t", "lay", "seat", "confidence"}),
+    "lay": frozenset({"t", "lay", "seat", "confidence", "guess"}),
+    "card": frozenset({"t", "card", "for"}),
     "snap": frozenset({"t", "snap"}),
     "wait": frozenset({"t", "wait"}),
 }
@@ -63,9 +65,23 @@ class GameSpec:
         return {"game": game}
 
 
-def event_to_json(event: Event) -> dict[str, Any]:
+UNREAD = "?"  # the card of a lay the camera could not read for sure
+
+
+def event_to_json(event: Event | Unread | Named) -> dict[str, Any]:
     """An event as its table-script line."""
-    if type(event) is Lay:
+    kind = type(event)
+    if kind is Unread:
+        line: dict[str, Any] = {"t": event.t, "lay": UNREAD}
+        if event.seat is not None:
+            line["seat"] = event.seat
+        if event.guess is not None:  # type: ignore[union-attr]
+            line["guess"] = event.guess.code  # type: ignore[union-attr]
+        return line
+    if kind is Named:
+        card = event.card  # type: ignore[union-attr]
+        return {"t": event.t, "card": None if card is None else card.code, "for": event.lay_t}  # type: ignore[union-attr]
+    if kind is Lay:
         out: dict[str, Any] = {"t": event.t, "lay": event.card.code}
         if event.seat is not None:
             out["seat"] = event.seat
@@ -125,16 +141,16 @@ def read_game_line(raw: bytes | str, source: str, lineno: int) -> GameSpec | Non
     return spec
 
 
-def parse_event(obj: Any, seats: int) -> Event:
+def parse_event(obj: Any, seats: int) -> Event | Unread | Named:
     """One event line (already JSON-decoded), checked against the contract."""
     if not isinstance(obj, dict):
         raise _LineError("expected a JSON object")
     if "game" in obj:
         raise _LineError("a second game line: one script holds one game")
-    kinds = [k for k in ("lay", "snap", "wait", "cleared") if k in obj]
+    kinds = [k for k in ("lay", "snap", "wait", "cleared", "card") if k in obj]
     if len(kinds) != 1:
         raise _LineError(
-            'an event line needs exactly one of "lay", "snap" or "wait"'
+            'an event line needs exactly one of "lay", "snap", "wait" or "card"'
             if not kinds
             else f"one event per line, not {' and '.join(kinds)}"
         )
@@ -158,8 +174,24 @@ def parse_event(obj: Any, seats: int) -> Event:
             raise _LineError(f'"confidence" must be a number from 0 to 1, not {show_json(confidence)}')
         card = obj["lay"]
         if not isinstance(card, str):
-            raise _LineError(f'"lay" must be a card code such as "QS", not {show_json(card)}')
+            raise _LineError(f'"lay" must be a card code such as "QS", or "?", not {show_json(card)}')
+        if card == UNREAD:
+            guess = obj.get("guess")
+            if guess is not None and not isinstance(guess, str):
+                raise _LineError(f'"guess" must be a card code such as "QS", not {show_json(guess)}')
+            return Unread(t, seat, parse_card(guess) if guess is not None else None)
+        if "guess" in obj:
+            raise _LineError('"guess" belongs to a lay whose card is "?"')
         return Lay(t, parse_card(card), seat)
+    if kind == "card":
+        card, lay_t = obj["card"], obj.get("for")
+        if card is not None and not isinstance(card, str):
+            raise _LineError(f'"card" must be a card code such as "QS", or null, not {show_json(card)}')
+        if type(lay_t) is not int or not 0 <= lay_t <= t:
+            raise _LineError(
+                f'"for" must be the time of the lay it names, at most "t", not {show_json(lay_t)}'
+            )
+        return Named(t, lay_t, parse_card(card) if card is not None else None)
     if kind == "snap":
         seat = obj["snap"]
         _check_seat(seat, seats)
@@ -187,7 +219,7 @@ _USER_ERRORS = (_LineError, IllegalEvent, SetupError, CardError, OptionError, Un
 
 def read_script(
     lines: Iterable[bytes | str], source: str = "-", game: GameSpec | None = None
-) -> Iterator[tuple[int, State | Event]]:
+) -> Iterator[tuple[int, State | Event | Unread | Named]]:
     """The script's items with their line numbers: first the table after the deal, then events.
 
     Checks everything a line can show on its own, and that time never goes back;
@@ -247,11 +279,22 @@ def adjudicate(lines: Iterable[bytes | str], source: str = "-") -> Iterator[Ruli
     yielded before it stands.
     """
     items = read_script(lines, source)
-    state = next(items)[1]
+    judging = Judging(next(items)[1])  # type: ignore[arg-type]
+    lays: dict[int, int] = {}  # a lay's time -> its line: an unread lay's, or one asked later
+    lineno = 0
     for lineno, event in items:
+        if type(event) in (Unread, Lay):
+            lays.setdefault(event.t, lineno)
         try:
-            state, rulings = step(state, event)  # type: ignore[arg-type]
-        except IllegalEvent as e:
+            judging, rulings = take(judging, event)  # type: ignore[arg-type]
+        except (IllegalEvent, NothingToName) as e:
             raise ScriptError(f"{source}:{lineno}: {e}") from None
         yield from rulings
-    yield from finish(state)[1]  # type: ignore[arg-type]
+    try:
+        yield from end(judging)[1]
+    except ValueError:
+        first = judging.open[0]
+        line = lays.get(first.t, lineno)
+        raise ScriptError(
+            f'{source}:{line}: this lay\'s card was never named (a "card" line for it)'
+        ) from None

@@ -40,6 +40,7 @@ from .events import Event, Lay, Wait
 from .hwtest import TROUBLE_WORDS
 from .journal import STOPPED, WON, GameRecord, Journal
 from .loop import EventError, TableLoop
+from .questions import Judging
 from .replay import replay
 from .rulings import GameWon, Ruling
 from .script import GameSpec, ScriptError, event_to_json, read_game_line, read_script
@@ -85,10 +86,14 @@ class Start:
     """The game `referee run` goes on with: new, or resumed from the journal."""
 
     game: int
-    state: State
+    judging: Judging  # the table, and any lay still waiting for its card
     seq: int  # events already journaled
     skip_through: int  # script lines up to this one were judged before the crash (0: none)
     resumed: GameRecord | None
+
+    @property
+    def state(self) -> State:
+        return self.judging.state
 
 
 def start_game(journal: Journal, spec: GameSpec, source: str, explicit: bool, new_game: bool) -> Start:
@@ -101,11 +106,11 @@ def start_game(journal: Journal, spec: GameSpec, source: str, explicit: bool, ne
                 f"{source}: its game line is not the open game {open_game.id}'s in the journal "
                 f"({journal.path}): add --new-game to abandon that game and start this one"
             )
-        state = replay(open_game, journal.events(open_game.id))
+        judging = replay(open_game, journal.events(open_game.id))
         skip = (open_game.last_mark or 0) if open_game.source == source else 0
-        return Start(open_game.id, state, journal.next_seq(open_game.id), skip, open_game)
+        return Start(open_game.id, judging, journal.next_seq(open_game.id), skip, open_game)
     game = journal.new_game(spec.to_json(), source)
-    return Start(game, spec.new_game(), 0, 0, None)
+    return Start(game, Judging(spec.new_game()), 0, 0, None)
 
 
 class RulingPrinter:
@@ -221,13 +226,15 @@ def _judge(
 ) -> State:
     """The game judged from its lay source: a script (at once or live) or the camera."""
     if args.lays_from is None:
-        return _judge_live(config, name, start.state, None, recorder, sinks, clock, note, None, opener, kiosk)
+        return _judge_live(
+            config, name, start.judging, None, recorder, sinks, clock, note, None, opener, kiosk
+        )
     items = read_script(lines, name, game=spec)
     next(items)  # the deal: the table itself comes from the journal
     script = ((n, e) for n, e in items if n > start.skip_through)
     if args.at_once:
-        return _judge_at_once(config, name, start.state, script, recorder, sinks, ended)
-    return _judge_live(config, name, start.state, script, recorder, sinks, clock, note, ended, None, kiosk)
+        return _judge_at_once(config, name, start.judging, script, recorder, sinks, ended)
+    return _judge_live(config, name, start.judging, script, recorder, sinks, clock, note, ended, None, kiosk)
 
 
 def _game_of(stream: Iterable[bytes], name: str, default: GameSpec) -> tuple[Iterator[bytes], GameSpec, bool]:
@@ -250,7 +257,7 @@ def _chain(head: list[bytes], rest: Iterator[bytes]) -> Iterator[bytes]:
 def _judge_at_once(
     config: Config,
     source: str,
-    state: State,
+    judging: Judging,
     script: Iterable[tuple[int, Event]],
     recorder: Recorder,
     sinks: list[Callable[[Ruling], Any]],
@@ -258,12 +265,13 @@ def _judge_at_once(
 ) -> State:
     """The script judged on virtual time, as fast as the journal writes: lights and sound on
     mock pins (as `adjudicate --pipeline` plays them), no live input."""
+    state = judging.state
     clock = VirtualClock(state.now)
     factory = VirtualFactory(clock)
     signals = TableSignals.from_wiring(config.wiring, factory)
     player = SignalPlayer(Announcer(state.seats), signals, clock)
     loop = TableLoop(
-        state,
+        judging,
         {"script": 0},
         rulings=sinks,
         signals=[player.announce],
@@ -288,7 +296,7 @@ def _judge_at_once(
 def _judge_live(
     config: Config,
     source: str,
-    state: State,
+    judging: Judging,
     script: Iterator[tuple[int, Event]] | None,
     recorder: Recorder,
     sinks: list[Callable[[Ruling], Any]],
@@ -299,6 +307,7 @@ def _judge_live(
     kiosk: Kiosk | None = None,
 ) -> State:
     """Live: the table loop in this thread, the buttons' callbacks and the lay source in theirs."""
+    state = judging.state
     base = clock or MonotonicClock()
     game_clock = GameClock(base, state.now - base.now_us())
     factory = VirtualFactory(base) if config.pins == "mock" else None
@@ -322,7 +331,7 @@ def _judge_live(
         note(f"camera: {why}: not judged (a misreading, or the card was moved)")
 
     loop = TableLoop(
-        state,
+        judging,
         sources,
         rulings=rulings,
         signals=[player.announce],

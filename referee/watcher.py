@@ -89,7 +89,26 @@ class WatchCleared:
         return json.dumps({"t": self.t_us, "cleared": True})
 
 
-WatchEvent = WatchLay | WatchCleared
+@dataclass(frozen=True, slots=True)
+class WatchAsk:
+    """A card came to rest on the pile and could not be read for sure: the table is asked.
+    `guess`: the best reading, if any, shown to whoever names the card; never acted on."""
+
+    t_us: int
+    guess: Card | None
+    confidence: float
+    seat: int | None
+
+    def to_json(self) -> str:
+        line: dict[str, object] = {"t": self.t_us, "lay": "?", "confidence": round(float(self.confidence), 3)}
+        if self.seat is not None:
+            line["seat"] = self.seat
+        if self.guess is not None:
+            line["guess"] = self.guess.code
+        return json.dumps(line)
+
+
+WatchEvent = WatchLay | WatchCleared | WatchAsk
 
 _START, _STILL, _MOTION = "start", "still", "motion"
 
@@ -115,14 +134,19 @@ class _Pending(NamedTuple):
     confidence: float
     seat: int | None
     reads: int
+    sure: bool = True
 
 
-def _reading(result: Any) -> tuple[Card | None, float]:
+def _reading(result: Any) -> tuple[Card | None, float, bool]:
+    """(card, confidence, sure): `sure` is the recogniser's own word that the reading may be
+    acted on, where it gives one (Reading.sure); a plain (card, confidence) is sure if read."""
     if isinstance(result, tuple):
         card, confidence = result
+        sure = card is not None
     else:
         card, confidence = result.card, result.confidence
-    return card, float(confidence)
+        sure = bool(getattr(result, "sure", card is not None))
+    return card, float(confidence), sure and card is not None
 
 
 class PileWatcher:
@@ -142,8 +166,9 @@ class PileWatcher:
     border contact must be on one edge to name the seat; `stale_s`: a scene still
     for this long with something at the border (an arm resting there) is judged
     anyway, ignoring what touches the border; `min_confidence`: weaker readings
-    are dropped; `start_empty`: the first still frame is the empty table, which
-    `cleared` is judged against.
+    (and any the recogniser does not call sure) are asked (`WatchAsk`), not reported as
+    a card; `start_empty`: the first still frame is the empty table, which `cleared` is
+    judged against.
     """
 
     def __init__(
@@ -189,7 +214,7 @@ class PileWatcher:
         self.rereads = int(rereads)
         # Diagnostics.
         self.settles = 0
-        self.unread = 0  # settles with a change the recogniser could not read
+        self.unread = 0  # settles with a change the recogniser could not read for sure: asked
         self.nudges = 0  # settles where the card on top was the one already reported
         self._full_size: tuple[int, int] | None = None  # (w, h) of the full frames
         self.reset()
@@ -449,9 +474,9 @@ class PileWatcher:
             hint = self._new_card_area(parked)
             if hint is not None:
                 mask = self._full_mask(hint)
-                card, confidence = _reading(self.recognise(image, mask))
-                self._pending = _Pending(t, mask, card, confidence, seat, 1)
-                if (card is not None and confidence >= self.reread_below) or self.rereads == 0:
+                card, confidence, sure = _reading(self.recognise(image, mask))
+                self._pending = _Pending(t, mask, card, confidence, seat, 1, sure)
+                if (sure and confidence >= self.reread_below) or self.rereads == 0:
                     events += self._conclude()
                 self._pile = hint if self._pile is None else cv2.bitwise_or(self._pile, hint)
         self._set_reference()
@@ -466,11 +491,12 @@ class PileWatcher:
         if self._changed(self._cur, self._ref) > self._motion_px:
             events = self._conclude()  # a hand is coming: report what we have, then watch it
             return events + self._step(frame, int(frame.t_us))
-        card, confidence = _reading(self.recognise(frame.image, p.mask))
-        if card is not None and (p.card is None or confidence > p.confidence):
-            p = p._replace(card=card, confidence=confidence)
+        card, confidence, sure = _reading(self.recognise(frame.image, p.mask))
+        # The surest reading wins: a sure one over any unsure one, then the likelier.
+        if card is not None and (p.card is None or (sure, confidence) > (p.sure, p.confidence)):
+            p = p._replace(card=card, confidence=confidence, sure=sure)
         self._pending = p = p._replace(reads=p.reads + 1)
-        if (p.card is not None and p.confidence >= self.reread_below) or p.reads > self.rereads:
+        if (p.sure and p.confidence >= self.reread_below) or p.reads > self.rereads:
             return self._conclude()
         return []
 
@@ -478,14 +504,16 @@ class PileWatcher:
         p, self._pending = self._pending, None
         if p is None:
             return []
-        if p.card is None or p.confidence < self.min_confidence:
+        if p.card is not None and p.card == self._top:
+            self.nudges += 1  # the card on top, moved: read surely or not, nothing was laid
+            return []
+        if not p.sure or p.confidence < self.min_confidence:
+            # Never dropped, never guessed: the table is asked what was laid (if anything).
             self.unread += 1
-        elif p.card is self._top or p.card == self._top:
-            self.nudges += 1
-        else:
-            self._top = p.card
-            return [WatchLay(p.t_us, p.card, p.confidence, p.seat)]
-        return []
+            self._top = None
+            return [WatchAsk(p.t_us, p.card, p.confidence, p.seat)]
+        self._top = p.card
+        return [WatchLay(p.t_us, p.card, p.confidence, p.seat)]
 
     def _new_card_area(self, parked: bool = False) -> np.ndarray | None:
         """The changed area not joined to the border (or all of it, if `parked`), grown a little,

@@ -162,7 +162,7 @@ BAD_INPUTS = [
     ("missing-t", [G, {"lay": "7H"}], 2, '"t" must be whole microseconds', 0),
     ("wait-false", [G, lay(1000, "7H"), {"t": 2000000, "wait": False}], 3, '"wait" must be true', 1),
     ("lay-and-snap-on-one-line", [G, {**lay(1000, "7H"), "snap": 1}], 2, "one event per line", 0),
-    ("no-event-on-a-line", [G, {"t": 1000000}], 2, 'exactly one of "lay", "snap" or "wait"', 0),
+    ("no-event-on-a-line", [G, {"t": 1000000}], 2, 'exactly one of "lay", "snap", "wait" or "card"', 0),
     ("unknown-option", [game(options={"speed": 2})], 1, "unknown option 'speed'", 0),
     ("bad-option-value", [game(options={"scan": "middle"})], 1, "option 'scan'", 0),
     (

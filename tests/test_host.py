@@ -72,7 +72,7 @@ def test_undo_takes_back_the_last_ruling_in_the_table_the_journal_and_the_kiosk(
     assert loop.state.size == 2 and loop.state.hands[2] == 17  # the pair is back on the stack
     record = journal.open_game()
     assert record is not None and record.events == 2  # the snap is kept in the file, undone
-    assert replay(record, journal.events(record.id)).size == 2  # a restart comes back to it
+    assert replay(record, journal.events(record.id)).state.size == 2  # a restart comes back to it
     view = json.loads(hub.snapshot()[1])
     assert view["stack"]["size"] == 2 and [c["code"] for c in view["stack"]["top"]] == ["7H", "7S"]
     loop.put_lay(Lay(2_500_000, parse_card("QD")))

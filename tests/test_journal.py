@@ -58,7 +58,7 @@ def test_events_come_back_in_order_with_their_script_lines_and_the_game_replays_
         assert (record.events, record.last_t, record.last_mark) == (6, 3_500_000, 7)
         back = list(journal.events(game))
         assert [e.line for e in back] == events and [e.seq for e in back] == list(range(6))
-        state = replay(record, back)
+        state = replay(record, back).state
     items = read_script(SCRIPT)
     expected_state = next(items)[1]
     from referee.engine import step
