@@ -295,6 +295,4 @@ def adjudicate(lines: Iterable[bytes | str], source: str = "-") -> Iterator[Ruli
     except ValueError:
         first = judging.open[0]
         line = lays.get(first.t, lineno)
-        raise ScriptError(
-            f'{source}:{line}: this lay\'s card was never named (a "card" line for it)'
-        ) from None
+        raise ScriptError(f"{source}:{line}: {NEVER_NAMED}") from None
