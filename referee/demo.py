@@ -26,9 +26,10 @@ from .config import default_data_dir
 from .demo_table import CameraStage, DemoTable
 from .engine import MAX_PLAYERS, MIN_PLAYERS
 from .errors import UserError
-from .events import Event
+from .events import Event, Named, Unread
 from .journal import STOPPED, WON, GameRecord, Journal
 from .presets import UnknownPreset, rules_for
+from .questions import Judging
 from .replay import replay
 from .ruling_text import AWARD_WORDS, IGNORED_WORDS, REASON_WORDS, count_words, pile, say
 from .rulings import (
@@ -303,19 +304,40 @@ def _play(
         shown = MirroredSignals(signals, lights.on_change(live))
         return shown if kiosk is None else MirroredSignals(shown, kiosk.hub)
 
-    def refused(event: Event, why: str) -> None:
-        console.print(
-            Text(f"{clock_text(event.t)}  camera: {why}: not judged (a misreading)", style="yellow")
-        )
+    def refused(event: Event | Named, why: str) -> None:
+        who = "host" if type(event) is Named else "camera"
+        then = "asked again" if type(event) is Named else "a misreading: asked"
+        console.print(Text(f"{clock_text(event.t)}  {who}: {why}: {then}", style="yellow"))
 
+    asked: dict[int, Unread] = {}
+
+    def questions(open_: tuple[Unread, ...], before: State) -> None:
+        # Each new question as the table sees it, and each answer as the rulings go on.
+        for question in open_:
+            if question.t not in asked:
+                guess = f" (it looks like {question.guess.code})" if question.guess is not None else ""
+                console.print(
+                    Text(
+                        f"{clock_text(question.t)}  camera: which card was laid?{guess} "
+                        "Judging holds here until the host names it",
+                        style="bold yellow",
+                    )
+                )
+        for t in sorted(set(asked) - {q.t for q in open_}):
+            console.print(Text(f"{clock_text(t)}  host: named (judging goes on)", style="yellow"))
+            del asked[t]
+        asked.update((q.t, q) for q in open_)
+
+    stage = None if args.no_camera else CameraStage(len(names), table.seed)
     demo = DemoTable(
         table,
-        stage=None if args.no_camera else CameraStage(len(names), table.seed),
+        stage=stage,
         rulings=lambda batch, after: [sink(batch, after) for sink in sinks],
         judged=[recorder],
-        state=point.state,
+        state=point.judging,
         mirror=mirror,
         refused=refused,
+        questions=[questions],
     )
 
     def ended(final: State) -> None:
@@ -329,6 +351,16 @@ def _play(
     console.print()
     challenge = state.rules.options.face_cards == "challenge"
     console.print(summary_table(summary, state.hands, table.reactions, challenge))
+    if stage is not None:
+        waits = sorted(demo.answer_us)
+        waited = f", answered in {waits[0] / 1e6:.1f} to {waits[-1] / 1e6:.1f} s" if waits else ""
+        console.print(
+            Text(
+                f"Camera: {stage.read} lays read, {stage.asked} asked{waited}, "
+                f"{stage.wrong} read wrong and acted on.",
+                style="bold" if stage.wrong == 0 else "bold red",
+            )
+        )
     if table.stopped:
         console.print(
             Text(
@@ -421,9 +453,13 @@ def _kiosk(args: argparse.Namespace, journal: Journal, state: State, console: Co
 
 @dataclass(frozen=True)
 class _Resume:
-    state: State | None
+    judging: Judging | None
     record: GameRecord | None
     skip: Callable[[Event], bool] | None
+
+    @property
+    def state(self) -> State | None:
+        return None if self.judging is None else self.judging.state
 
 
 def _source(table: VirtualTable) -> str:
@@ -440,14 +476,14 @@ def _resume_point(journal: Journal, table: VirtualTable, new_game: bool) -> _Res
     if new_game or record is None or record.source != _source(table):
         return _Resume(None, None, None)
     events = list(journal.events(record.id))
-    state = replay(record, events)
+    judging = replay(record, events)
     last_t = record.last_t or 0
     at_last = [e.line for e in events if e.line["t"] == last_t]
 
     def judged(event: Event) -> bool:
         return event.t < last_t or (event.t == last_t and event_to_json(event) in at_last)
 
-    return _Resume(state, record, judged)
+    return _Resume(judging, record, judged)
 
 
 def _run_json(table: VirtualTable, out: TextIO, with_rulings: bool) -> int:

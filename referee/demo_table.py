@@ -34,9 +34,10 @@ from hardware.signals import SignalPlayer, TableSignals
 from .announcer import Announcer
 from .bots import Play, VirtualTable
 from .cards import Card
-from .events import Event, Lay, Snap, Wait
-from .loop import EventSink, TableLoop
+from .events import Event, Lay, Named, Snap, Unread, Wait
+from .loop import EventSink, QuestionSink, TableLoop
 from .pipeline import CALLBACK_LAG_US, press_edges
+from .questions import Judging
 from .rulings import Laid, Ruling, StackWon
 from .table import State
 
@@ -46,6 +47,7 @@ LOOKAHEAD_US = 2_000_000  # how far ahead the stage hears of the table (a camera
 HOLD_US = 100_000  # a press is let go before the finger can press again (REPRESS_US)
 READ_US = 15_000  # a frame's reading, from the frame to the lay reported
 LATENCIES_US = {"buttons": CALLBACK_LAG_US[1] + 10_000, "camera": 700_000}  # a doubtful reading waits ~0.5 s
+ANSWER_US = (1_500_000, 4_000_000)  # the host looks at the asked card and taps it on the kiosk
 
 
 class LayStage(Protocol):
@@ -63,6 +65,9 @@ class LayStage(Protocol):
 
     def close(self) -> Iterator[tuple[int, Event]]:
         """Everything still on its way."""
+
+    def truth(self, t: int) -> Card | None:
+        """The card that really came to rest at `t` (None: none did): what the host sees."""
 
 
 @dataclass
@@ -91,6 +96,9 @@ class LayQueue:
     def close(self) -> Iterator[tuple[int, Event]]:
         return self.reports(1 << 62)
 
+    def truth(self, t: int) -> Card | None:
+        return None  # every card is reported as laid: nothing is ever asked
+
 
 class CameraStage:
     """The camera stage with the camera: the simulator's table camera renders the game (hands
@@ -107,6 +115,7 @@ class CameraStage:
 
         self.camera = TableCamera(players, np.random.default_rng(seed))
         recogniser = Recogniser()
+        self.read = self.asked = self.wrong = 0  # lays reported as a card, asked, and read wrong
         self.seen: set[str] = set()  # cards laid since the stack was last cleared: unlikely again
         self.watcher = PileWatcher(
             lambda image, mask: recogniser.recognise(image, mask, frozenset(self.seen)),
@@ -118,6 +127,10 @@ class CameraStage:
 
     def take(self, t: int, seat: int) -> None:
         self.camera.take(t, seat)
+
+    def truth(self, t: int) -> Card | None:
+        """The card shown at rest at `t`: the watcher stamps a lay with its rest frame."""
+        return next((s.card for s in self.camera.shown if s.kind == "lay" and s.t_us == t), None)
 
     def reports(self, until: int) -> Iterator[tuple[int, Event]]:
         return self._read(self.camera.frames_until(until))
@@ -132,13 +145,18 @@ class CameraStage:
 
     def _events(self, found: Any, at: int | None) -> Iterator[tuple[int, Event]]:
         """The watcher's findings as the referee's events, each delivered once its frame is read."""
-        from .watcher import WatchLay
+        from .watcher import WatchAsk, WatchLay
 
         for item in found:
             delivery = (at if at is not None else item.t_us) + READ_US
             if type(item) is WatchLay:
                 self.seen.add(item.card.code)
+                self.read += 1
+                self.wrong += item.card != self.truth(item.t_us)
                 yield delivery, Lay(item.t_us, item.card, item.seat)
+            elif type(item) is WatchAsk:
+                self.asked += 1
+                yield delivery, Unread(item.t_us, item.seat, item.guess)
             else:
                 self.seen.clear()
                 yield delivery, Wait(item.t_us)
@@ -156,12 +174,14 @@ class DemoTable:
         stage: LayStage | None = None,
         rulings: RulingBatch | None = None,
         judged: list[EventSink] | None = None,
-        state: State | None = None,
+        state: State | Judging | None = None,
         clock: VirtualClock | None = None,
         mirror: Callable[[Any], Any] | None = None,
         refused: Callable[[Event, str], Any] | None = None,
+        questions: list[QuestionSink] | None = None,
     ) -> None:
-        """`mirror`: wraps the table's lights and buzzer (the kiosk page shows them too)."""
+        """`mirror`: wraps the table's lights and buzzer (the kiosk page shows them too);
+        `questions`: told when the camera asks for a card, and when it is named."""
         self.table = table
         self.clock = clock or VirtualClock(0)
         self.rng = random.Random(table.seed * 7919 + 1)  # the hardware's own luck, apart from the bots'
@@ -184,13 +204,29 @@ class DemoTable:
             debouncer=self.debouncer,
             judged=judged or [],
             refused=refused,
+            questions=[self._ask_host, *(questions or [])],
         )
+        # The host at the kiosk: each question answered with the card on the table, a human
+        # while later. (delivery, lay's time, answer)
+        self._answers: list[tuple[int, int, Named]] = []
+        self._asked: set[int] = set()
+        self.answer_us: list[int] = []  # how long each question waited for its answer
         self.buttons = SnapButtons(self.wiring.buttons, self.loop.put_edge, pin_factory=self.factory)
         self.pins = [button.pin for button in self.buttons.buttons]
         self._edges: list[tuple[int, int, int, int, bool]] = []  # (delivery, order, seat, t, pressed)
         self._order = 0
         self._pin_free = [0] * len(self.names)
         self._taken: set[tuple[int, int]] = set()
+
+    def _ask_host(self, open_: tuple[Unread, ...], before: State) -> None:
+        now = self.clock.now_us()
+        for question in open_:
+            if question.t not in self._asked:
+                self._asked.add(question.t)
+                at = now + self.rng.randint(*ANSWER_US)
+                heapq.heappush(
+                    self._answers, (at, question.t, Named(at, question.t, self.stage.truth(question.t)))
+                )
 
     # What the bots do -------------------------------------------------------------------
 
@@ -226,10 +262,16 @@ class DemoTable:
         """Everything the hardware delivers up to `until`, in delivery order, judged as it comes."""
         reports = [r for r in self.stage.reports(until) if skip is None or not skip(r[1])]
         reports.reverse()
-        while (self._edges and self._edges[0][0] <= until) or reports:
+        while (self._edges and self._edges[0][0] <= until) or reports or self._answer_due(until):
             edge_due = self._edges[0][0] if self._edges and self._edges[0][0] <= until else None
             report_due = reports[-1][0] if reports else None
-            if report_due is None or (edge_due is not None and edge_due <= report_due):
+            answer_due = self._answer_due(until)
+            if answer_due is not None and all(d is None or answer_due < d for d in (edge_due, report_due)):
+                delivery, lay_t, named = heapq.heappop(self._answers)
+                self._advance(delivery, pace)
+                self.answer_us.append(delivery - lay_t)
+                self.loop.put_lay(named, source="camera")
+            elif report_due is None or (edge_due is not None and edge_due <= report_due):
                 delivery, _, seat, edge_t, pressed = heapq.heappop(self._edges)
                 self._advance(delivery, pace)
                 self.pins[seat].edge(not pressed, edge_t)  # pulled up: a press pulls the pin low
@@ -242,6 +284,9 @@ class DemoTable:
         self._advance(until, pace)
         self.loop.pump(until)
         self._flush()
+
+    def _answer_due(self, until: int) -> int | None:
+        return self._answers[0][0] if self._answers and self._answers[0][0] <= until else None
 
     def _advance(self, t: int, pace: Callable[[int], Any] | None) -> None:
         if t > self.clock.now_us():
@@ -280,6 +325,8 @@ class DemoTable:
                 ahead.append(play)
                 self._tell(play)
 
+        if self.loop.judging.open:  # a resumed game's questions are asked again
+            self._ask_host(self.loop.judging.open, self.loop.state)
         try:
             while True:
                 pull(-1)
@@ -304,6 +351,8 @@ class DemoTable:
                 self.loop.put_lay(event)
                 self.loop.pump(self.clock.now_us())
                 self._flush()
+            while self._answers:  # the last questions answered, and judged past their answers
+                self._deliver(self._answers[-1][0] + LATENCIES_US["camera"] + 1, pace)
             self.loop.finish(ended)
             self._flush()
             return self.loop.state

@@ -181,4 +181,39 @@ class GameWon(NamedTuple):
         return out
 
 
-Ruling = Laid | StackWon | Penalty | SnapIgnored | Burned | SeatOut | TakeBack | PenaltiesLifted | GameWon
+class Corrected(NamedTuple):
+    """The card laid at `lay_t` was `card`, not `was` (the host corrected a misreading): every
+    ruling since that lay is judged again. The last `void` rulings told are void, and the
+    rulings after this one replace them."""
+
+    t: int
+    lay_t: int
+    card: Card
+    was: Card
+    void: int
+
+    event = "corrected"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "t": self.t,
+            "event": "corrected",
+            "for": self.lay_t,
+            "card": self.card.code,
+            "was": self.was.code,
+            "void": self.void,
+        }
+
+
+Ruling = (
+    Laid
+    | StackWon
+    | Penalty
+    | SnapIgnored
+    | Burned
+    | SeatOut
+    | TakeBack
+    | PenaltiesLifted
+    | GameWon
+    | Corrected
+)
