@@ -34,6 +34,7 @@ from .replay import replay
 from .ruling_text import AWARD_WORDS, IGNORED_WORDS, REASON_WORDS, count_words, pile, say
 from .rulings import (
     Burned,
+    Corrected,
     GameWon,
     Laid,
     PenaltiesLifted,
@@ -120,6 +121,8 @@ def describe(ruling: Ruling, names: Sequence[str], after: Sequence[Ruling] = ())
         line += Text(say(ruling, names).removeprefix(names[ruling.seat]), style="bold yellow")
     elif type(ruling) is PenaltiesLifted:
         line += Text("everyone was penalised: all penalties lifted", style="yellow")
+    elif type(ruling) is Corrected:
+        line += Text("host: " + say(ruling, names), style="bold yellow")
     elif type(ruling) is GameWon:
         line += who(ruling.seat)
         line += Text(say(ruling, names).removeprefix(names[ruling.seat]), style="bold reverse green")
@@ -324,7 +327,9 @@ def _play(
                     )
                 )
         for t in sorted(set(asked) - {q.t for q in open_}):
-            console.print(Text(f"{clock_text(t)}  host: named (judging goes on)", style="yellow"))
+            console.print(
+                Text(f"{clock_text(t)}  host: this card is named, judging goes on from here", style="yellow")
+            )
             del asked[t]
         asked.update((q.t, q) for q in open_)
 
@@ -356,8 +361,9 @@ def _play(
         waited = f", answered in {waits[0] / 1e6:.1f} to {waits[-1] / 1e6:.1f} s" if waits else ""
         console.print(
             Text(
-                f"Camera: {stage.read} lays read, {stage.asked} asked{waited}, "
-                f"{stage.wrong} read wrong and acted on.",
+                f"Camera: {stage.read} lays read; {demo.questions} asked ({stage.asked} unsure readings, "
+                f"{demo.questions - stage.asked} impossible ones){waited}; "
+                f"{stage.wrong} read wrong and acted on, {demo.corrections} of them corrected by the host.",
                 style="bold" if stage.wrong == 0 else "bold red",
             )
         )

@@ -79,8 +79,10 @@ class LayQueue:
     _queue: list[tuple[int, int, Event]] = field(default_factory=list)
     _order: int = 0
     _free: int = 0
+    _truth: dict[int, Card] = field(default_factory=dict)
 
     def lay(self, t_rest: int, card: Card, seat: int, seen_seat: int | None) -> None:
+        self._truth[t_rest] = card
         self._free = max(self._free, t_rest + self.rng.randint(*CAMERA_LAG_US))  # in order
         self._order += 1
         heapq.heappush(self._queue, (self._free, self._order, Lay(t_rest, card, seen_seat)))
@@ -97,7 +99,7 @@ class LayQueue:
         return self.reports(1 << 62)
 
     def truth(self, t: int) -> Card | None:
-        return None  # every card is reported as laid: nothing is ever asked
+        return self._truth.get(t)  # every card is reported as laid: nothing is asked or misread
 
 
 class CameraStage:
@@ -210,13 +212,19 @@ class DemoTable:
         # while later. (delivery, lay's time, answer)
         self._answers: list[tuple[int, int, Named]] = []
         self._asked: set[int] = set()
-        self.answer_us: list[int] = []  # how long each question waited for its answer
+        self.answer_us: list[int] = []  # how long each question (or misread) waited for its answer
+        self.corrections = 0  # misread cards the host corrected
         self.buttons = SnapButtons(self.wiring.buttons, self.loop.put_edge, pin_factory=self.factory)
         self.pins = [button.pin for button in self.buttons.buttons]
         self._edges: list[tuple[int, int, int, int, bool]] = []  # (delivery, order, seat, t, pressed)
         self._order = 0
         self._pin_free = [0] * len(self.names)
         self._taken: set[tuple[int, int]] = set()
+
+    @property
+    def questions(self) -> int:
+        """How many lays the referee asked the host for."""
+        return len(self._asked)
 
     def _ask_host(self, open_: tuple[Unread, ...], before: State) -> None:
         now = self.clock.now_us()
@@ -279,11 +287,19 @@ class DemoTable:
                 delivery, event = reports.pop()
                 self._advance(delivery, pace)
                 self.loop.put_lay(event)
+                if type(event) is Lay and event.card != self.stage.truth(event.t):
+                    self._correct(delivery, event)
             self.loop.pump(self.clock.now_us())
             self._flush()
         self._advance(until, pace)
         self.loop.pump(until)
         self._flush()
+
+    def _correct(self, now: int, lay: Lay) -> None:
+        """A card read wrong: the players see it on the kiosk, and the host corrects it."""
+        at = now + self.rng.randint(*ANSWER_US)
+        self.corrections += 1
+        heapq.heappush(self._answers, (at, lay.t, Named(at, lay.t, self.stage.truth(lay.t))))
 
     def _answer_due(self, until: int) -> int | None:
         return self._answers[0][0] if self._answers and self._answers[0][0] <= until else None

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .engine import IllegalEvent, finish, step
-from .events import Event, Lay, Named, Unread
+from .events import Event, Lay, Named, Unread, Wait
 from .rulings import Corrected, Ruling
 from .table import State
 
@@ -150,13 +150,16 @@ def _correct(judging: Judging, named: Named) -> tuple[Judging, list[Ruling]]:
     was = items[at].card if at is not None else None  # type: ignore[union-attr]
     if at is None or was is None:
         raise NothingToName(f"no lay was seen at t={named.lay_t}")
-    if named.card is None:
-        raise NothingToName(f"the lay at t={named.lay_t} was judged: name its card, or undo it")
-    items[at] = items[at]._replace(card=named.card)  # type: ignore[union-attr]
+    if named.card == was:
+        return judging, []  # the card it was read as: nothing to judge again
     counts = judging._counts()
     first = at
     if type(items[at]) is Named:  # rulings from the lay it named on: from its unread lay
         first = next(i for i, e in enumerate(items) if type(e) is Unread and e.t == named.lay_t)
+    if named.card is None and type(items[at]) is Lay:
+        items[at] = Wait(items[at].t)  # nothing was laid there (a nudge read as a card): time passed
+    else:
+        items[at] = items[at]._replace(card=named.card)  # type: ignore[union-attr]
     start = judging.start if judging.start is not None else judging.state
     again = Judging(start)
     out: list[Ruling] = [Corrected(named.t, named.lay_t, named.card, was, sum(counts[first:]))]

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from .rulings import (
     Burned,
+    Corrected,
     GameWon,
     Laid,
     PenaltiesLifted,
@@ -123,7 +124,18 @@ def say(ruling: Ruling, names: Sequence[str], beaten: int | None = None) -> str:
         if ruling.reason == "last_seat_in":
             return f"{names[ruling.seat]} is the last seat in and WINS THE GAME"
         return f"{names[ruling.seat]} holds every card and WINS THE GAME"
+    if kind is Corrected:
+        now = "no card was laid there" if ruling.card is None else f"it was {ruling.card.symbol}"
+        return (
+            f"corrected: the card read as {ruling.was.symbol} at {_clock(ruling.lay_t)} was misread, {now}: "
+            "the rulings since are judged again"
+        )
     raise TypeError(f"not a ruling: {ruling!r}")
+
+
+def _clock(t_us: int) -> str:
+    minutes, rest = divmod(t_us, 60_000_000)
+    return f"{minutes}:{rest / 1e6:06.3f}"
 
 
 def count_words(ruling: Laid) -> str:

@@ -188,7 +188,7 @@ class Corrected(NamedTuple):
 
     t: int
     lay_t: int
-    card: Card
+    card: Card | None  # None: no card was laid there after all (a nudge of the pile, read as one)
     was: Card
     void: int
 
@@ -199,7 +199,7 @@ class Corrected(NamedTuple):
             "t": self.t,
             "event": "corrected",
             "for": self.lay_t,
-            "card": self.card.code,
+            "card": None if self.card is None else self.card.code,
             "was": self.was.code,
             "void": self.void,
         }

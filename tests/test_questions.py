@@ -269,3 +269,18 @@ def test_a_misread_corrected_leaves_the_table_with_the_games_own_rulings(seed, r
         return
     assert told(rulings) == _rulings(lines)
     assert len(of(rulings, "corrected")) == 1
+
+
+def test_a_card_read_where_none_was_laid_is_taken_out_by_naming_no_card():
+    rulings = judge(
+        lay(1000, "9H"),
+        lay(2000, "4C"),  # the pile was nudged, and the camera read a card that was never laid
+        lay(3000, "9D"),
+        snap(3100, 1),
+        {"t": 3500000, "card": None, "for": 2000000},
+        players=2,
+    )
+    view = told(rulings)
+    assert [r["card"] for r in of(view, "laid")] == ["9H", "9D"]
+    assert won(view)[0]["reasons"] == ["standard"]
+    assert of(rulings, "corrected")[0]["card"] is None and of(rulings, "corrected")[0]["was"] == "4C"
