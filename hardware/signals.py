@@ -137,6 +137,12 @@ class SignalPlayer:
             self.announcer.announce(ruling, self.clock.now_us())
         self._wake.set()
 
+    def ask(self, asking: bool) -> None:
+        """The referee asks which card was laid, or has been told: shown and sounded at once."""
+        with self._lock:
+            self.announcer.ask(asking, self.clock.now_us())
+        self._wake.set()
+
     def pause(self, paused: bool) -> None:
         """The game is paused (the camera is lost) or goes on again: shown at once."""
         with self._lock:

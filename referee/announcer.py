@@ -21,8 +21,9 @@ Base modes (what a target shows when no pattern plays on it):
   stack is won, and for everyone on `PenaltiesLifted` or `GameWon`. After
   `GameWon` the winner's LED stays on at 1.0 until the next game's first ruling.
 - Status: red while the game is paused (`pause`: the camera is lost), amber
-  (1.0, 0.5, 0.0) during a count-out hold (`Laid.next` None: nobody is on
-  turn), green after `GameWon`, otherwise off.
+  (1.0, 0.5, 0.0) while the referee asks which card was laid (`ask`: judging
+  holds until it is named) and during a count-out hold (`Laid.next` None: nobody
+  is on turn), green after `GameWon`, otherwise off.
 - Buzzer: silent.
 
 Patterns (each starts at the announcement, not at the ruling's `t`, which can
@@ -57,6 +58,9 @@ be up to a race window in the past):
   winner clockwise, 3 rounds; status runs through red, yellow, green, cyan,
   blue, magenta, 150 ms each (900 ms), then stays green.
 - `Laid`: no pattern; it only moves the turn (and starts or ends a hold).
+- A question (`ask`, a card the camera could not read for sure): a rising
+  query tone, 660 Hz for 90 ms, 40 ms silence, 990 Hz for 140 ms (270 ms), and
+  the status LED amber until the card is named.
 
 Pre-emption: a pattern takes over every target it has a cue for. That
 target's pending cues are dropped, and it shows the new pattern's cue, or its
@@ -108,6 +112,7 @@ TICK_HZ, TICK_US, TICK_GAP_US = 2000, 15 * MS, 45 * MS
 COUNT_HZ, COUNT_US, COUNT_GAP_US, COUNT_MAX = 660, 80 * MS, 90 * MS, 10
 OUT_TONES = ((440, 300 * MS), (330, 300 * MS), (220, 300 * MS))
 BACK_HZ, BACK_US = 1500, 40 * MS
+QUERY = ((660, 90 * MS), (None, 40 * MS), (990, 140 * MS))  # rising, like a question: "which card?"
 MELODY = ((1047, 150 * MS), (1319, 150 * MS), (1568, 150 * MS), (2093, 450 * MS))
 CHASE_US, CHASE_ROUNDS = 100 * MS, 3
 RAINBOW_US = 150 * MS
@@ -300,11 +305,22 @@ class Announcer:
         self._index = {tr.target: tr for tr in self._tracks}
         self._now = 0
         self._paused = False
+        self._asking = False
 
     def pause(self, paused: bool, now_us: int) -> None:
         """The game stops (the camera is lost) or goes on: the status LED says so."""
         now = self._now = max(self._now, now_us)
         self._paused = paused
+        track = self._index["status"]
+        if track.refresh is None:
+            track.refresh = now
+
+    def ask(self, asking: bool, now_us: int) -> None:
+        """The referee asks which card was laid (judging holds), or the card was named."""
+        now = self._now = max(self._now, now_us)
+        if asking and not self._asking:
+            self._play(RULING, _tones(QUERY), now)
+        self._asking = asking
         track = self._index["status"]
         if track.refresh is None:
             track.refresh = now
@@ -332,6 +348,9 @@ class Announcer:
             if tr.refresh is None:
                 tr.refresh = now
         prio, cues = pattern(ruling, self.seats)
+        self._play(prio, cues, now)
+
+    def _play(self, prio: int, cues: list[Cue], now: int) -> None:
         taken: dict[Target, list[tuple[int, Value | _Base]]] = {}
         for cue in cues:
             taken.setdefault(cue.target, []).append((now + cue.at_us, cue.value))
@@ -408,7 +427,7 @@ class Announcer:
         if target == "status":
             if self._paused:
                 return RED
-            return AMBER if self._holding else GREEN if self._champion is not None else OFF
+            return AMBER if self._asking or self._holding else GREEN if self._champion is not None else OFF
         i = target[1]
         if self._champion is not None:
             return 1.0 if i == self._champion else 0.0

@@ -206,7 +206,7 @@ class DemoTable:
             debouncer=self.debouncer,
             judged=judged or [],
             refused=refused,
-            questions=[self._ask_host, *(questions or [])],
+            questions=[self._ask_host, lambda open_, _: self.player.ask(bool(open_)), *(questions or [])],
         )
         # The host at the kiosk: each question answered with the card on the table, a human
         # while later. (delivery, lay's time, answer)

@@ -13,12 +13,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .engine import MAX_PLAYERS, MIN_PLAYERS, step
+from .cards import parse_card
+from .engine import MAX_PLAYERS, MIN_PLAYERS
 from .journal import ABANDONED, WON, Journal
 from .kiosk import KioskHub
 from .kiosk_view import TableView
 from .loop import TableLoop
 from .presets import PRESETS
+from .questions import Judging, take
 from .replay import undo_last
 from .script import GameSpec, read_script
 from .table import State
@@ -79,15 +81,26 @@ class HostCommands:
         self.spec = GameSpec(tuple(clean), self.spec.rules, self.spec.options)
         return f"players {', '.join(clean)} from the next new game"
 
+    def name_card(self, lay_t: int, card: str | None) -> str:
+        """The card of a lay the camera asked about (None: nothing was laid there), or the right
+        card for one it misread: judged in event time, journaled, shown."""
+        code = None if card is None else parse_card(card)
+
+        def work() -> str:
+            assert self.loop is not None
+            return self.loop.name(lay_t, code)
+
+        return self._in_loop(work)
+
     def undo_last(self) -> str:
         def work() -> str:
             assert self.loop is not None
             game = self.journal.game(self.recorder.game)
             assert game is not None
             events = list(self.journal.events(game.id))
-            seqs, state = undo_last(game, events)
+            seqs, judging = undo_last(game, events)
             self.journal.undo(game.id, seqs)
-            self.loop.state = state
+            self.loop.judging = judging
             self.hub.reset(_view_of(game.spec, [e.line for e in events[: len(events) - len(seqs)]]))
             return f"undone: the last ruling ({len(seqs)} event{'s' if len(seqs) != 1 else ''} taken back)"
 
@@ -99,11 +112,22 @@ def _view_of(spec: dict[str, Any], lines: list[dict[str, Any]]) -> TableView:
     import json
 
     items = read_script([json.dumps(spec), *map(json.dumps, lines)], "journal")
-    state: State = next(items)[1]  # type: ignore[assignment]
-    view = TableView(state)
+    start: State = next(items)[1]  # type: ignore[assignment]
+    judging = Judging(start)
     for _, event in items:
-        state, rulings = step(state, event)  # type: ignore[arg-type]
+        judging, _ = take(judging, event)  # type: ignore[arg-type]
+    return view_of(judging)
+
+
+def view_of(judging: Judging) -> TableView:
+    """The kiosk's view of a game from its start: every ruling of what was taken fed again (a
+    correction's rewrite included, so the view holds no voided ruling)."""
+    start = judging.start if judging.start is not None else judging.state
+    again = Judging(start)
+    view = TableView(start)
+    for item in judging.items():
+        again, rulings = take(again, item)
         for ruling in rulings:
             view.add(ruling)
-        view.update(state)
+        view.update(again.state)
     return view

@@ -24,6 +24,7 @@ from typing import Any
 from hardware.buttons import ButtonTrouble, Debouncer, Edge, Press
 from hardware.clock import Clock
 
+from .cards import Card
 from .engine import IllegalEvent, step
 from .events import Event, Lay, Named, Snap, Unread, Wait
 from .questions import Judging, NothingToName, end, take
@@ -90,6 +91,7 @@ class TableLoop:
         self._finished = False
         self._stopping = False
         self.paused = False  # the lays' source is lost: presses are dropped until it is back
+        self._now = 0  # the clock at the last pump: a host's answer is stamped with it
         self.dropped = 0
 
     # Producers (any thread) ------------------------------------------------------
@@ -127,8 +129,22 @@ class TableLoop:
             return FAR_FUTURE
         return now - max(self.latencies.values())
 
+    def name(self, lay_t: int, card: Card | None) -> str:
+        """The host names the card of the lay at `lay_t` (None: nothing was laid there), or
+        corrects a misread one. In the loop's thread (through `call`): checked against the
+        table at once, then taken in event time, stamped with the loop's clock. Raises
+        ValueError with the reason (no lay then; the card cannot be)."""
+        named = Named(max(self._now, self.state.now), lay_t, card)
+        try:
+            take(self.judging, named)  # a trial: the table is a value, nothing changes
+        except (IllegalEvent, NothingToName) as e:
+            raise ValueError(str(e)) from None
+        self._buffer_event(named, None)
+        return "no card was laid there" if card is None else f"the card is {card.code}"
+
     def pump(self, now: int) -> None:
         """Take in whatever has arrived and judge everything the watermark has passed."""
+        self._now = max(self._now, now)
         while True:
             try:
                 source, item, tag = self.inbox.get_nowait()

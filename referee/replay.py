@@ -63,10 +63,11 @@ def export(game: GameRecord, events: Iterable[EventRecord]) -> Iterator[dict[str
             yield ruling.to_json()
 
 
-def undo_last(game: GameRecord, events: list[EventRecord]) -> tuple[list[int], State]:
+def undo_last(game: GameRecord, events: list[EventRecord]) -> tuple[list[int], Judging]:
     """What undoing the last ruling takes back, and the table without it: every event from
     the last settled table before that ruling on (a snap's ruling comes when time moves
-    on, so the press goes back with the moment that settled it). Their seqs, and the table."""
+    on, so the press goes back with the moment that settled it). Their seqs, and the table
+    without them (with what the game took before, so a later correction can reach back)."""
     items = list(_items(game, events))
     judging = Judging(items[0][1])  # type: ignore[arg-type]
     states = [judging]
@@ -85,4 +86,4 @@ def undo_last(game: GameRecord, events: list[EventRecord]) -> tuple[list[int], S
         or states[cut].state.deferred is not None
     ):
         cut -= 1  # presses still waiting here (or behind a question) belong to the ruling taken back
-    return [e.seq for e in events[cut:]], states[cut].state
+    return [e.seq for e in events[cut:]], states[cut]

@@ -668,3 +668,22 @@ def test_a_paused_game_shows_red_on_the_status_led_until_it_goes_on():
     assert a.due(2 * S) == [("status", RED)]
     a.pause(False, 3 * S)
     assert a.due(3 * S) == [("status", AMBER)]
+
+
+def test_a_question_plays_a_rising_query_tone_and_shows_amber_until_the_card_is_named():
+    a = Announcer(3)
+    a.announce(laid(0, 1), 1 * S)
+    a.due(1 * S)
+    a.ask(True, 2 * S)
+    assert a.due(2 * S) == [("status", AMBER), ("buzzer", 660)]
+    assert a.due(2 * S + 90 * MS) == [("buzzer", None)]
+    assert a.due(2 * S + 130 * MS) == [("buzzer", 990)]
+    assert a.due(2 * S + 270 * MS) == [("buzzer", None)]
+    a.ask(True, 3 * S)  # still asking (a second question): no second tone
+    assert a.due(4 * S) == []
+    a.pause(True, 5 * S)  # a lost camera outranks the question
+    assert a.due(5 * S) == [("status", RED)]
+    a.pause(False, 6 * S)
+    assert a.due(6 * S) == [("status", AMBER)]
+    a.ask(False, 7 * S)
+    assert a.due(7 * S) == [("status", OFF)]
