@@ -36,7 +36,7 @@ from .announcer import Announcer
 from .config import Config, load_config
 from .engine import finish
 from .errors import UserError
-from .events import Event, Lay, Wait
+from .events import Event, Lay, Named, Unread, Wait
 from .hwtest import TROUBLE_WORDS
 from .journal import STOPPED, WON, GameRecord, Journal
 from .loop import EventError, TableLoop
@@ -111,6 +111,29 @@ def start_game(journal: Journal, spec: GameSpec, source: str, explicit: bool, ne
         return Start(open_game.id, judging, journal.next_seq(open_game.id), skip, open_game)
     game = journal.new_game(spec.to_json(), source)
     return Start(game, Judging(spec.new_game()), 0, 0, None)
+
+
+class AskedCrops:
+    """The camera's pictures of the cards it asked about, by the lay's time, for the kiosk to
+    show the host: the last few only (a question is answered in seconds), so memory is bounded."""
+
+    KEEP = 8
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._crops: dict[int, Any] = {}
+
+    def keep(self, t: int, crop: Any) -> None:
+        if crop is None:
+            return
+        with self._lock:
+            self._crops[t] = crop
+            while len(self._crops) > self.KEEP:
+                del self._crops[next(iter(self._crops))]
+
+    def get(self, t: int) -> Any:
+        with self._lock:
+            return self._crops.get(t)
 
 
 class RulingPrinter:
@@ -277,6 +300,7 @@ def _judge_at_once(
         signals=[player.announce],
         timer_waits=False,
         judged=[recorder],
+        questions=[lambda open_, _: player.ask(bool(open_))],
     )
     try:
         for lineno, event in script:
@@ -327,8 +351,11 @@ def _judge_live(
         troubles.append(kiosk.hub.trouble)
         rulings.append(lambda r: kiosk.hub.add(r, loop.state))  # the loop's state is the one after r
 
-    def refused(event: Event, why: str) -> None:
-        note(f"camera: {why}: not judged (a misreading, or the card was moved)")
+    def refused(event: Event | Named, why: str) -> None:
+        if type(event) is Named:
+            note(f"host: {why}: the card is asked again")
+        else:
+            note(f"camera: {why}: a misreading, so the card is asked")
 
     loop = TableLoop(
         judging,
@@ -338,6 +365,7 @@ def _judge_live(
         troubles=troubles,
         judged=[recorder],
         refused=refused if script is None else None,  # a script's bad line is the script's error
+        questions=[lambda open_, _: player.ask(bool(open_))],
     )
     if kiosk is not None:
         kiosk.commands.loop = loop
@@ -475,6 +503,8 @@ def _feed_script(
                 offset = clock.now_us() - event.t
             t = event.t + offset
             clock.sleep_until(t)
+            if type(event) is Named:  # the lay it names moves with it
+                event = event._replace(lay_t=event.lay_t + offset)
             loop.put_lay(event._replace(t=t), lineno, source="script")
     except ScriptError as e:
         failure.append(UserError(str(e)))
@@ -496,15 +526,17 @@ def _feed_camera(
     stopped: threading.Event | None = None,
     opener: Callable[..., Any] | None = None,
     backoff_s: tuple[float, ...] | None = None,
+    crops: AskedCrops | None = None,
 ) -> None:
-    """The camera's lays, stamped on the game's timeline. A lost camera pauses the game
+    """The camera's lays, stamped on the game's timeline. A card it cannot read for sure is
+    asked (its picture kept in `crops`, for the kiosk to show the host). A lost camera pauses the game
     (presses are not judged, the status LED shows red) and is opened again with backoff;
     the watcher goes on from the pile it last saw, so a card laid meanwhile is reported
     when the camera is back. After the last retry the service exits 3 (systemd restarts it)."""
     from hardware.camera import CameraLost, SourceError, open_source
 
     from .vision_cli import _recogniser
-    from .watcher import PileWatcher, WatchCleared, WatchLay
+    from .watcher import PileWatcher, WatchAsk, WatchCleared, WatchLay
 
     opener = opener or open_source
     stopped = stopped or threading.Event()
@@ -552,6 +584,10 @@ def _feed_camera(
                                 if type(item) is WatchLay:
                                     seen.add(item.card.code)
                                     loop.put_lay(Lay(t, item.card, item.seat), None, source="camera")
+                                elif type(item) is WatchAsk:
+                                    if crops is not None:
+                                        crops.keep(t, item.crop)
+                                    loop.put_lay(Unread(t, item.seat, item.guess), None, source="camera")
                                 elif type(item) is WatchCleared:
                                     seen.clear()
                                     loop.put_lay(Wait(t), None, source="camera")

@@ -48,7 +48,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import cv2
@@ -98,6 +98,8 @@ class WatchAsk:
     guess: Card | None
     confidence: float
     seat: int | None
+    # The rest frame's part where the pile changed (BGR): what the host is shown to name it.
+    crop: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> str:
         line: dict[str, object] = {"t": self.t_us, "lay": "?", "confidence": round(float(self.confidence), 3)}
@@ -135,6 +137,7 @@ class _Pending(NamedTuple):
     seat: int | None
     reads: int
     sure: bool = True
+    image: np.ndarray | None = None  # the rest frame, to show the host if the card is asked
 
 
 def _reading(result: Any) -> tuple[Card | None, float, bool]:
@@ -475,7 +478,7 @@ class PileWatcher:
             if hint is not None:
                 mask = self._full_mask(hint)
                 card, confidence, sure = _reading(self.recognise(image, mask))
-                self._pending = _Pending(t, mask, card, confidence, seat, 1, sure)
+                self._pending = _Pending(t, mask, card, confidence, seat, 1, sure, image)
                 if (sure and confidence >= self.reread_below) or self.rereads == 0:
                     events += self._conclude()
                 self._pile = hint if self._pile is None else cv2.bitwise_or(self._pile, hint)
@@ -511,7 +514,7 @@ class PileWatcher:
             # Never dropped, never guessed: the table is asked what was laid (if anything).
             self.unread += 1
             self._top = None
-            return [WatchAsk(p.t_us, p.card, p.confidence, p.seat)]
+            return [WatchAsk(p.t_us, p.card, p.confidence, p.seat, _crop(p.image, p.mask))]
         self._top = p.card
         return [WatchLay(p.t_us, p.card, p.confidence, p.seat)]
 
@@ -556,6 +559,16 @@ _CHANNEL_SUM = np.full((1, 3), 0.5, np.float32)
 _GONE_SHARE = 0.3  # of a motion's border evidence no longer at the border: the arm has left
 _LOG_SCALE = 45.0  # log levels per e-fold: 255 spans ln(1)..ln(256), one level ~2.2% of brightness
 _LOG = np.round(_LOG_SCALE * np.log(np.arange(256) + 1.0)).clip(0, 255).astype(np.uint8)
+
+
+def _crop(image: np.ndarray | None, mask: np.ndarray) -> np.ndarray | None:
+    """The image's part under the mask's box, with a margin: a copy (the frame is reused)."""
+    if image is None or not mask.any():
+        return None
+    x, y, w, h = cv2.boundingRect(mask)
+    pad = max(w, h) // 8
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    return image[y0 : y + h + pad, x0 : x + w + pad].copy()
 
 
 def _blown_up(small: np.ndarray, size: tuple[int, int]) -> np.ndarray:
