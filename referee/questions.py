@@ -9,8 +9,9 @@ taken since the game began. `take` feeds it one item:
 - `Named` answers one, and everything that waited behind it is judged then, in event
   time, as if the card had been read when it landed: a press made while the table was
   asked is judged against the stack as it was at the press, with the named card in it;
-- `Named` for a lay whose card was already known corrects a misreading: the game is
-  judged again from that lay on (a `Corrected` ruling, then the new rulings).
+- `Named` for a lay whose card was already known corrects a misreading, and for a time
+  at which no lay was seen adds the card the camera missed: the game is judged again from
+  that lay on (a `Corrected` ruling, then the new rulings).
 
 A lay judged after a question or a correction, that the answer makes impossible (a card
 already on the stack: the camera misread it), is asked in its turn, not refused: the
@@ -19,6 +20,7 @@ answer could not be known when the lay was read.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 
 from .engine import IllegalEvent, finish, step
@@ -137,29 +139,39 @@ def _answer(judging: Judging, named: Named) -> tuple[Judging, list[Ruling]]:
 
 
 def _correct(judging: Judging, named: Named) -> tuple[Judging, list[Ruling]]:
-    """A card named for a lay already read (or named): the game judged again from that lay."""
+    """A card named for a lay already read (or named), or for one the camera missed: the game
+    judged again from that lay."""
     items = judging.items()
     at = None
     for i in range(len(items) - 1, -1, -1):
         item = items[i]
         if (type(item) is Lay and item.t == named.lay_t) or (
-            type(item) is Named and item.lay_t == named.lay_t and item.card is not None
+            type(item) is Named and item.lay_t == named.lay_t
         ):
             at = i
             break
-    was = items[at].card if at is not None else None  # type: ignore[union-attr]
-    if at is None or was is None:
-        raise NothingToName(f"no lay was seen at t={named.lay_t}")
-    if named.card == was:
-        return judging, []  # the card it was read as: nothing to judge again
     counts = judging._counts()
-    first = at
-    if type(items[at]) is Named:  # rulings from the lay it named on: from its unread lay
-        first = next(i for i, e in enumerate(items) if type(e) is Unread and e.t == named.lay_t)
-    if named.card is None and type(items[at]) is Lay:
-        items[at] = Wait(items[at].t)  # nothing was laid there (a nudge read as a card): time passed
+    was = items[at].card if at is not None else None  # type: ignore[union-attr]
+    if at is None:
+        # A card the camera missed altogether: it goes in at its time, laid by the seat on turn.
+        if named.card is None:
+            raise NothingToName(f"no lay was seen at t={named.lay_t}")
+        if named.lay_t < (judging.start or judging.state).now:
+            raise NothingToName(f"t={named.lay_t} is before the game began")
+        at = bisect.bisect_right([item.t for item in items], named.lay_t)
+        items.insert(at, Lay(named.lay_t, named.card))
+        counts.insert(at, 0)
+        first = at
     else:
-        items[at] = items[at]._replace(card=named.card)  # type: ignore[union-attr]
+        if named.card == was:
+            return judging, []  # the card it was read as: nothing to judge again
+        first = at
+        if type(items[at]) is Named:  # rulings from the lay it named on: from its unread lay
+            first = next(i for i, e in enumerate(items) if type(e) is Unread and e.t == named.lay_t)
+        if named.card is None and type(items[at]) is Lay:
+            items[at] = Wait(items[at].t)  # nothing was laid there (a nudge read as a card): time passed
+        else:  # the right card (an answer of "no card" may become one, and the other way round)
+            items[at] = items[at]._replace(card=named.card)  # type: ignore[union-attr]
     start = judging.start if judging.start is not None else judging.state
     again = Judging(start)
     out: list[Ruling] = [Corrected(named.t, named.lay_t, named.card, was, sum(counts[first:]))]

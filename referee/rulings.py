@@ -189,7 +189,7 @@ class Corrected(NamedTuple):
     t: int
     lay_t: int
     card: Card | None  # None: no card was laid there after all (a nudge of the pile, read as one)
-    was: Card
+    was: Card | None  # None: the camera saw no card laid then (a missed lay), or was told none was
     void: int
 
     event = "corrected"
@@ -200,7 +200,7 @@ class Corrected(NamedTuple):
             "event": "corrected",
             "for": self.lay_t,
             "card": None if self.card is None else self.card.code,
-            "was": self.was.code,
+            "was": None if self.was is None else self.was.code,
             "void": self.void,
         }
 
