@@ -363,7 +363,8 @@ def _play(
             Text(
                 f"Camera: {stage.read} lays read; {demo.questions} asked ({stage.asked} unsure readings, "
                 f"{demo.questions - stage.asked} impossible ones){waited}; "
-                f"{stage.wrong} read wrong and acted on, {demo.corrections} of them corrected by the host.",
+                f"{stage.wrong} read wrong and acted on and {stage.missed_lays} missed; "
+                f"{demo.corrections} corrected by the host.",
                 style="bold" if stage.wrong == 0 else "bold red",
             )
         )

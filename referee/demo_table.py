@@ -48,6 +48,7 @@ HOLD_US = 100_000  # a press is let go before the finger can press again (REPRES
 READ_US = 15_000  # a frame's reading, from the frame to the lay reported
 LATENCIES_US = {"buttons": CALLBACK_LAG_US[1] + 10_000, "camera": 700_000}  # a doubtful reading waits ~0.5 s
 ANSWER_US = (1_500_000, 4_000_000)  # the host looks at the asked card and taps it on the kiosk
+NOTICE_US = 4_000_000  # a card laid that the kiosk never showed: the players notice by then
 
 
 class LayStage(Protocol):
@@ -68,6 +69,9 @@ class LayStage(Protocol):
 
     def truth(self, t: int) -> Card | None:
         """The card that really came to rest at `t` (None: none did): what the host sees."""
+
+    def missed(self, now: int) -> list[tuple[int, Card]]:
+        """The cards that came to rest well before `now` and were never reported: (rest, card)."""
 
 
 @dataclass
@@ -101,6 +105,9 @@ class LayQueue:
     def truth(self, t: int) -> Card | None:
         return self._truth.get(t)  # every card is reported as laid: nothing is asked or misread
 
+    def missed(self, now: int) -> list[tuple[int, Card]]:
+        return []
+
 
 class CameraStage:
     """The camera stage with the camera: the simulator's table camera renders the game (hands
@@ -118,6 +125,9 @@ class CameraStage:
         self.camera = TableCamera(players, np.random.default_rng(seed))
         recogniser = Recogniser()
         self.read = self.asked = self.wrong = 0  # lays reported as a card, asked, and read wrong
+        self.reported: set[int] = set()  # the rest times of the lays reported or asked
+        self._noticed = 0  # how many of the camera's rests have been checked for a missed lay
+        self.missed_lays = 0
         self.seen: set[str] = set()  # cards laid since the stack was last cleared: unlikely again
         self.watcher = PileWatcher(
             lambda image, mask: recogniser.recognise(image, mask, frozenset(self.seen)),
@@ -129,6 +139,18 @@ class CameraStage:
 
     def take(self, t: int, seat: int) -> None:
         self.camera.take(t, seat)
+
+    def missed(self, now: int) -> list[tuple[int, Card]]:
+        """The cards that came to rest well before `now` and were never reported: (rest, card)."""
+        shown = self.camera.shown
+        out = []
+        while self._noticed < len(shown) and shown[self._noticed].t_us < now - NOTICE_US:
+            rest = shown[self._noticed]
+            self._noticed += 1
+            if rest.kind == "lay" and rest.t_us not in self.reported and rest.card is not None:
+                out.append((rest.t_us, rest.card))
+        self.missed_lays += len(out)
+        return out
 
     def truth(self, t: int) -> Card | None:
         """The card shown at rest at `t`: the watcher stamps a lay with its rest frame."""
@@ -151,6 +173,8 @@ class CameraStage:
 
         for item in found:
             delivery = (at if at is not None else item.t_us) + READ_US
+            if type(item) in (WatchLay, WatchAsk):
+                self.reported.add(item.t_us)
             if type(item) is WatchLay:
                 self.seen.add(item.card.code)
                 self.read += 1
@@ -288,18 +312,21 @@ class DemoTable:
                 self._advance(delivery, pace)
                 self.loop.put_lay(event)
                 if type(event) is Lay and event.card != self.stage.truth(event.t):
-                    self._correct(delivery, event)
+                    self._correct(delivery, event.t)
+                for rest, _ in self.stage.missed(delivery):
+                    self._correct(delivery, rest)
             self.loop.pump(self.clock.now_us())
             self._flush()
         self._advance(until, pace)
         self.loop.pump(until)
         self._flush()
 
-    def _correct(self, now: int, lay: Lay) -> None:
-        """A card read wrong: the players see it on the kiosk, and the host corrects it."""
+    def _correct(self, now: int, lay_t: int) -> None:
+        """A card read wrong, or not seen at all: the players see it on the kiosk, and the host
+        corrects it."""
         at = now + self.rng.randint(*ANSWER_US)
         self.corrections += 1
-        heapq.heappush(self._answers, (at, lay.t, Named(at, lay.t, self.stage.truth(lay.t))))
+        heapq.heappush(self._answers, (at, lay_t, Named(at, lay_t, self.stage.truth(lay_t))))
 
     def _answer_due(self, until: int) -> int | None:
         return self._answers[0][0] if self._answers and self._answers[0][0] <= until else None
