@@ -39,6 +39,7 @@ class HostCommands:
     source: str
     loop: TableLoop | None = None  # set once the loop exists
     on_new_game: list[Callable[[State], Any]] = field(default_factory=list)
+    crops: Any = ()  # the lay times whose picture the kiosk serves (service.AskedCrops)
 
     def _in_loop(self, work: Callable[[], str]) -> str:
         if self.loop is None:
@@ -101,22 +102,29 @@ class HostCommands:
             seqs, judging = undo_last(game, events)
             self.journal.undo(game.id, seqs)
             self.loop.judging = judging
-            self.hub.reset(_view_of(game.spec, [e.line for e in events[: len(events) - len(seqs)]]))
+            view = _view_of(game.spec, [e.line for e in events[: len(events) - len(seqs)]])
+            view.ask(judging.open, self.crops)
+            self.hub.reset(view)
             return f"undone: the last ruling ({len(seqs)} event{'s' if len(seqs) != 1 else ''} taken back)"
 
         return self._in_loop(work)
 
 
 def _view_of(spec: dict[str, Any], lines: list[dict[str, Any]]) -> TableView:
-    """The kiosk's view of a game rebuilt from its events: every ruling fed again."""
+    """The kiosk's view of a game rebuilt from its events: every ruling fed again, as they
+    were told (a host's correction shown, the rulings it voided left out by the view)."""
     import json
 
     items = read_script([json.dumps(spec), *map(json.dumps, lines)], "journal")
     start: State = next(items)[1]  # type: ignore[assignment]
     judging = Judging(start)
+    view = TableView(start)
     for _, event in items:
-        judging, _ = take(judging, event)  # type: ignore[arg-type]
-    return view_of(judging)
+        judging, rulings = take(judging, event)  # type: ignore[arg-type]
+        for ruling in rulings:
+            view.add(ruling)
+        view.update(judging.state)
+    return view
 
 
 def view_of(judging: Judging) -> TableView:

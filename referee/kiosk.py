@@ -4,7 +4,9 @@
     GET  /api/state        the view (`kiosk_view.table_view`) as JSON, with its `version`
     GET  /events           Server-Sent Events: the whole view on connect, then on every change
     GET  /api/admin/token  the admin token, to the Pi's own screen (a loopback client) only
-    POST /api/admin/new-game, /api/admin/rules, /api/admin/names, /api/admin/undo
+    GET  /api/question/{t}.jpg  the camera's picture of the card it asks about (laid at t)
+    POST /api/admin/new-game, /api/admin/rules, /api/admin/names, /api/admin/undo,
+         /api/admin/name-card
                            change the game: the admin token required, `TableCommands` does it
 
 `KioskHub` is where the table's thread hands the view to the server's event loop: the
@@ -38,7 +40,9 @@ from starlette.staticfiles import StaticFiles
 from hardware.buttons import ButtonTrouble
 
 from .announcer import Target, Value
+from .cards import parse_card
 from .errors import UserError
+from .events import Unread
 from .kiosk_view import TableView
 from .rulings import Ruling
 from .table import State
@@ -48,6 +52,7 @@ KEEP_ALIVE_S = 15.0  # an SSE comment this often keeps idle streams open through
 RETRY_MS = 1000  # how soon a browser reconnects a dropped stream
 NO_STORE = {"Cache-Control": "no-store"}
 MAX_BODY = 64 * 1024  # the biggest command is eight names
+CROP_PX = 480  # a card's picture is sent at most this big on its longer side
 
 
 class TableCommands(Protocol):
@@ -65,6 +70,11 @@ class TableCommands(Protocol):
     def set_names(self, names: list[str]) -> str: ...
 
     def undo_last(self) -> str: ...
+
+    def name_card(self, lay_t: int, card: str | None) -> str:
+        """The card laid at `lay_t` (a card code; None: nothing was laid there): the answer to
+        the camera's question, or a correction of a card it misread."""
+        ...
 
 
 class LiveHub:
@@ -180,6 +190,11 @@ class KioskHub(LiveHub):
     def signal(self, target: Target, value: Value) -> None:
         self._change_view(lambda view: view.signal(target, value))
 
+    def ask(self, questions: tuple[Unread, ...], crops: Any = ()) -> None:
+        """The lays the camera asks about (the table loop's question sink); `crops`: the lay
+        times whose picture `/api/question/{t}.jpg` serves."""
+        self._change_view(lambda view: view.ask(questions, crops))
+
     def reset(self, view: TableView) -> None:
         """Show another view from now on: a new game, or the game re-judged after an undo."""
 
@@ -215,9 +230,28 @@ def live_page_routes(hub: Any, html: str, page_path: str, state_path: str) -> li
     return [Route(page_path, page), Route(state_path, state), Route("/events", events)]
 
 
-def make_app(hub: KioskHub, token: str, commands: TableCommands | None = None) -> Starlette:
+def make_app(
+    hub: KioskHub,
+    token: str,
+    commands: TableCommands | None = None,
+    crops: Callable[[int], Any] | None = None,
+) -> Starlette:
     """The kiosk's web app. `token` guards the admin endpoints; `commands` carries them out
-    (None: a read-only kiosk, whose admin endpoints answer 503)."""
+    (None: a read-only kiosk, whose admin endpoints answer 503). `crops` gives the camera's
+    picture (a BGR image) of the card laid at a time, None when it has none."""
+
+    async def question_crop(request: Request) -> Response:
+        try:
+            t = int(request.path_params["t"])
+        except ValueError:
+            return error_response(404, "no such question")
+        image = crops(t) if crops is not None else None
+        if image is None:
+            return error_response(404, f"no picture of a card laid at t={t}")
+        jpeg = await run_in_threadpool(encode_jpeg, image)
+        if jpeg is None:
+            return error_response(404, f"the picture of the card laid at t={t} cannot be sent")
+        return Response(jpeg, media_type="image/jpeg", headers=NO_STORE)
 
     async def admin_token(request: Request) -> Response:
         if not is_loopback(request):
@@ -258,6 +292,8 @@ def make_app(hub: KioskHub, token: str, commands: TableCommands | None = None) -
         Route("/api/admin/rules", admin(lambda c, p: c.set_rules(_text(p, "preset"))), methods=["POST"]),
         Route("/api/admin/names", admin(lambda c, p: c.set_names(_names(p))), methods=["POST"]),
         Route("/api/admin/undo", admin(lambda c, p: c.undo_last()), methods=["POST"]),
+        Route("/api/admin/name-card", admin(lambda c, p: c.name_card(*_naming(p))), methods=["POST"]),
+        Route("/api/question/{t}.jpg", question_crop),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes, lifespan=lifespan)
@@ -338,6 +374,40 @@ def _names(params: dict[str, Any]) -> list[str]:
     if not all(names):
         raise ValueError("a player's name cannot be empty")
     return names
+
+
+def _naming(params: dict[str, Any]) -> tuple[int, str | None]:
+    """`for` (the lay's time, an integer) and `card` (a card code, or null / "none": nothing
+    was laid there), checked here so that a bad body is one line."""
+    lay_t = params.get("for")
+    if isinstance(lay_t, str) and lay_t.strip().lstrip("-").isdigit():  # a form's text
+        lay_t = int(lay_t)
+    if type(lay_t) is not int:
+        raise ValueError("give 'for' as the lay's time, an integer (its 'for' in the view)")
+    if "card" not in params:
+        raise ValueError("give 'card' as a card code such as 7H, or null: no card was laid")
+    card = params["card"]
+    if card is None or (isinstance(card, str) and card.strip().lower() == "none"):
+        return lay_t, None
+    if not isinstance(card, str):
+        raise ValueError("give 'card' as a card code such as 7H, or null: no card was laid")
+    return lay_t, parse_card(card).code
+
+
+def encode_jpeg(image: Any) -> bytes | None:
+    """A picture as JPEG, its longer side at most CROP_PX; None if it is no image."""
+    import cv2  # the camera's tools: only a kiosk with a camera gets here
+
+    try:
+        h, w = image.shape[:2]
+        if max(h, w) > CROP_PX:
+            scale = CROP_PX / max(h, w)
+            size = (max(1, round(w * scale)), max(1, round(h * scale)))
+            image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+        ok, buffer = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    except (AttributeError, ValueError, cv2.error):
+        return None
+    return buffer.tobytes() if ok else None
 
 
 def is_loopback(request: Request) -> bool:

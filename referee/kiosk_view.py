@@ -4,7 +4,10 @@
 loop hands them out, and the state after them (`update`). It keeps what a state does
 not hold: the log, the last ruling and who it beat, each seat's figures (reaction
 times, snaps won by reason), button troubles, a pause, and the lights and buzzer as
-last set. `table_view` is the pure function that turns those and the state into the
+last set, and the lays the camera asked about (`ask`). A `Corrected` ruling voids the
+rulings told since the lay it corrects: the view forgets them and is rebuilt from the
+rulings still standing (it keeps them for that), the correction shown in the log.
+`table_view` is the pure function that turns those and the state into the
 view; the kiosk serves it as `/api/state` and streams it on `/events`
 (docs/kiosk.md lists its fields).
 
@@ -17,7 +20,7 @@ snaps and a winner's own extra presses do not.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean, median
 from typing import Any
@@ -26,10 +29,12 @@ from hardware.buttons import ButtonTrouble
 
 from .announcer import TURN_LEVEL, Target, Value
 from .cards import RANKS, Card
+from .events import Unread
 from .presets import PRESETS
 from .ruling_text import REASON_WORDS, reason_words, say
 from .rulings import (
     Burned,
+    Corrected,
     GameWon,
     Laid,
     PenaltiesLifted,
@@ -49,7 +54,7 @@ TOP_CARDS = 5
 BIN_EDGES_MS = tuple(range(100, 501, 25))
 # Rulings the banner shows (lays it does not); burns, seats out and cards taken back are
 # instructions to the players, so they show too.
-NOTABLE = (StackWon, Penalty, Burned, SeatOut, TakeBack, PenaltiesLifted, GameWon)
+NOTABLE = (StackWon, Penalty, Burned, SeatOut, TakeBack, PenaltiesLifted, GameWon, Corrected)
 TROUBLE_WORDS = {"stuck": "is stuck down", "chattering": "chatters"}
 
 
@@ -117,11 +122,23 @@ class TableView:
         self.state = state
         self.log: deque[Entry] = deque(maxlen=log_lines)
         self.last: Entry | None = None
-        self.stats = [SeatStats() for _ in state.players]
+        self.stats: list[SeatStats] = []
         self.troubles: dict[int, str] = {}
         self.paused: str | None = None
         self.signals: Signals | None = None  # None until the service reports a light or the buzzer
         self.t0: int | None = None
+        self.questions: tuple[Unread, ...] = ()
+        self.crops: Container[int] = ()  # the lays whose picture the kiosk can serve
+        # Every ruling still standing, corrections included: a correction can void rulings
+        # from any lay of the game, so the figures are rebuilt from these (a game's worth).
+        self._told: list[Ruling] = []
+        self._forget()
+
+    def _forget(self) -> None:
+        """No ruling seen yet (the figures only: the table, troubles and lights stay)."""
+        self.log.clear()
+        self.last = None
+        self.stats = [SeatStats() for _ in self.state.players]
         self._seq = 0
         self._last_lay_t: int | None = None
         self._race: Entry | None = None  # a snap win whose runner-up may still be reported
@@ -131,6 +148,29 @@ class TableView:
 
     def add(self, ruling: Ruling) -> None:
         """A final ruling, in the order the referee gives them."""
+        if type(ruling) is Corrected:
+            self._correct(ruling)
+        else:
+            self._told.append(ruling)
+            self._add(ruling)
+
+    def _correct(self, corrected: Corrected) -> None:
+        """The last `void` rulings (not counting earlier corrections, which stay in the log as
+        what happened) are void: the view is rebuilt without them; the new rulings follow."""
+        told = self._told
+        void = corrected.void
+        i = len(told)
+        while void > 0 and i > 0:
+            i -= 1
+            if type(told[i]) is not Corrected:
+                del told[i]
+                void -= 1
+        told.append(corrected)
+        self._forget()
+        for ruling in told:
+            self._add(ruling)
+
+    def _add(self, ruling: Ruling) -> None:
         self._seq += 1
         entry = Entry(self._seq, ruling)
         if self.t0 is None:
@@ -198,6 +238,12 @@ class TableView:
     def resume(self) -> None:
         self.paused = None
 
+    def ask(self, questions: Sequence[Unread], crops: Container[int] = ()) -> None:
+        """The lays waiting for their card, oldest first (a question sink); `crops` holds the
+        times of those whose picture the kiosk serves (`/api/question/{t}.jpg`)."""
+        self.questions = tuple(questions)
+        self.crops = crops
+
     def signal(self, target: Target, value: Value) -> None:
         """A light or the buzzer was set: the `announcer` targets and values, as `TableSignals.apply`."""
         signals = self.signals if self.signals is not None else Signals()
@@ -213,7 +259,16 @@ class TableView:
 
     def view(self) -> dict[str, Any]:
         return table_view(
-            self.state, self.log, self.last, self.stats, self.t0, self.troubles, self.paused, self.signals
+            self.state,
+            self.log,
+            self.last,
+            self.stats,
+            self.t0,
+            self.troubles,
+            self.paused,
+            self.signals,
+            self.questions,
+            self.crops,
         )
 
 
@@ -229,6 +284,8 @@ def table_view(
     troubles: Mapping[int, str],
     paused: str | None,
     signals: Signals | None,
+    questions: Sequence[Unread] = (),
+    crops: Container[int] = (),
 ) -> dict[str, Any]:
     """The view of the table: plain values only, ready for `json.dumps`."""
     names = state.players
@@ -301,6 +358,7 @@ def table_view(
         ),
         "last": entry_json(last, names, start, full=True) if last is not None else None,
         "log": [entry_json(e, names, start) for e in log],
+        "questions": [question_json(q, names, start, q.t in crops) for q in questions],
         "alerts": {"paused": paused, "messages": messages},
         "signals": {
             "live": signals is not None,
@@ -343,15 +401,38 @@ def clock(t_us: int) -> str:
     return f"{minutes}:{rest / 1e6:04.1f}"
 
 
+def question_json(question: Unread, names: Sequence[str], t0: int, crop: bool) -> dict[str, Any]:
+    """A lay the camera asks about: `for` is its time, which the host's answer names."""
+    seat = question.seat
+    return {
+        "for": question.t,
+        "clock": clock(question.t - t0),
+        "seat": seat,
+        "name": names[seat] if seat is not None and 0 <= seat < len(names) else None,
+        "guess": card_json(question.guess) if question.guess is not None else None,
+        "crop": f"/api/question/{question.t}.jpg" if crop else None,
+    }
+
+
+def corrected_words(ruling: Corrected, t0: int) -> str:
+    now = "no card" if ruling.card is None else ruling.card.symbol
+    return f"host corrected {clock(ruling.lay_t - t0)}: {ruling.was.symbol} → {now}"
+
+
 def entry_json(entry: Entry, names: Sequence[str], t0: int, full: bool = False) -> dict[str, Any]:
     ruling = entry.ruling
+    kind = type(ruling)
     out: dict[str, Any] = {
         "seq": entry.seq,
         "clock": clock(ruling.t - t0),
         "event": ruling.event,
         "seat": getattr(ruling, "seat", None),
-        "text": say(ruling, names, entry.beaten),
+        "text": corrected_words(ruling, t0) if kind is Corrected else say(ruling, names, entry.beaten),
     }
+    if kind is Laid:  # the host may correct a lay's card: it is named by its time
+        out["for"], out["card"] = ruling.t, ruling.card.code
+    elif kind is Corrected:
+        out["for"], out["card"] = ruling.lay_t, ruling.card.code if ruling.card is not None else None
     if full:
         won = type(ruling) is StackWon
         out["name"] = names[out["seat"]] if out["seat"] is not None else None

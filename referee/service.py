@@ -135,6 +135,10 @@ class AskedCrops:
         with self._lock:
             return self._crops.get(t)
 
+    def __contains__(self, t: object) -> bool:
+        with self._lock:
+            return t in self._crops
+
 
 class RulingPrinter:
     """Rulings as the `adjudicate` contract's JSON lines, each flushed: printed means told."""
