@@ -215,7 +215,7 @@ def run_service(
             kiosk = None
             if config.kiosk and not args.at_once:
                 kiosk = _start_kiosk(
-                    config, getattr(args, "host", None), journal, recorder, spec, start.state, name, note
+                    config, getattr(args, "host", None), journal, recorder, spec, start.judging, name, note
                 )
             try:
                 state = _judge(
@@ -252,16 +252,28 @@ def _judge(
     kiosk: Kiosk | None,
 ) -> State:
     """The game judged from its lay source: a script (at once or live) or the camera."""
+    answers = _terminal(args)
     if args.lays_from is None:
         return _judge_live(
-            config, name, start.judging, None, recorder, sinks, clock, note, None, opener, kiosk
+            config, name, start.judging, None, recorder, sinks, clock, note, None, opener, kiosk, answers
         )
     items = read_script(lines, name, game=spec)
     next(items)  # the deal: the table itself comes from the journal
     script = ((n, e) for n, e in items if n > start.skip_through)
     if args.at_once:
         return _judge_at_once(config, name, start.judging, script, recorder, sinks, ended)
-    return _judge_live(config, name, start.judging, script, recorder, sinks, clock, note, ended, None, kiosk)
+    return _judge_live(
+        config, name, start.judging, script, recorder, sinks, clock, note, ended, None, kiosk, answers
+    )
+
+
+def _terminal(args: argparse.Namespace) -> TextIO | None:
+    """Where the host types answers to the camera's questions: stdin when a person started the
+    service at a terminal (not systemd, and not when the lays come from stdin)."""
+    stdin = sys.stdin
+    if args.lays_from == "-" or stdin is None or not stdin.isatty():
+        return None
+    return stdin
 
 
 def _game_of(stream: Iterable[bytes], name: str, default: GameSpec) -> tuple[Iterator[bytes], GameSpec, bool]:
@@ -333,8 +345,10 @@ def _judge_live(
     ended: Callable[[State], Any] | None,
     opener: Callable[..., Any] | None = None,
     kiosk: Kiosk | None = None,
+    answers: Iterable[str] | None = None,
 ) -> State:
-    """Live: the table loop in this thread, the buttons' callbacks and the lay source in theirs."""
+    """Live: the table loop in this thread, the buttons' callbacks and the lay source in theirs.
+    `answers`: the host's typed answers to the camera's questions (the terminal), or None."""
     state = judging.state
     base = clock or MonotonicClock()
     game_clock = GameClock(base, state.now - base.now_us())
@@ -351,9 +365,14 @@ def _judge_live(
 
     troubles: list[Callable[[ButtonTrouble], Any]] = [trouble]
     rulings = list(sinks)
+    questions: list[Callable[[tuple[Unread, ...], State], Any]] = [lambda open_, _: player.ask(bool(open_))]
+    crops = None
     if kiosk is not None:
         troubles.append(kiosk.hub.trouble)
-        rulings.append(lambda r: kiosk.hub.add(r, loop.state))  # the loop's state is the one after r
+        # The loop's state is the one after r; a correction's rulings rebuild the view (TableView).
+        rulings.append(lambda r: kiosk.hub.add(r, loop.state))
+        crops = kiosk.crops
+        questions.append(lambda open_, _: kiosk.hub.ask(open_, crops))
 
     def refused(event: Event | Named, why: str) -> None:
         if type(event) is Named:
@@ -369,10 +388,18 @@ def _judge_live(
         troubles=troubles,
         judged=[recorder],
         refused=refused if script is None else None,  # a script's bad line is the script's error
-        questions=[lambda open_, _: player.ask(bool(open_))],
+        questions=questions,
     )
     if kiosk is not None:
         kiosk.commands.loop = loop
+    terminal = None
+    if answers is not None:
+        from .terminal import TerminalQuestions, loop_namer
+
+        namer = kiosk.commands.name_card if kiosk is not None else loop_namer(loop)
+        terminal = TerminalQuestions(namer, note)
+        loop.question_sinks.append(terminal.ask)
+        terminal.ask(loop.judging.open)  # a resumed game's open question is asked at once
 
     def paused(reason: str | None) -> None:
         loop.pause(reason is not None)
@@ -400,7 +427,10 @@ def _judge_live(
             (loop, script, game_clock, failure, note, ready),
         )
     else:
-        work = (_feed_camera, (loop, config, game_clock, failure, note, ready, paused, stopped, opener))
+        work = (
+            _feed_camera,
+            (loop, config, game_clock, failure, note, ready, paused, stopped, opener, None, crops),
+        )
     feeder = threading.Thread(target=work[0], args=work[1], name="lays", daemon=True)
 
     def heartbeat() -> int:
@@ -410,6 +440,10 @@ def _judge_live(
 
     player.start()
     feeder.start()
+    if terminal is not None:
+        from .terminal import start_reader
+
+        start_reader(terminal, answers)
     try:
         loop.run(game_clock, heartbeat if watchdog is not None else None)
         if script is not None:
@@ -451,6 +485,7 @@ class Kiosk:
     hub: Any
     commands: Any
     server: Any
+    crops: AskedCrops  # the camera's pictures of the cards it asks about, which the page shows
 
 
 def _start_kiosk(
@@ -459,25 +494,27 @@ def _start_kiosk(
     journal: Journal,
     recorder: Recorder,
     spec: GameSpec,
-    state: State,
+    judging: Judging,
     source: str,
     note: Any,
 ) -> Kiosk:
     from .admin_token import load_or_create_token
-    from .host import HostCommands
+    from .host import HostCommands, view_of
     from .kiosk import KioskHub, make_app
     from .kiosk_server import KioskServer
-    from .kiosk_view import TableView
 
-    hub = KioskHub(TableView(state))
+    crops = AskedCrops()
+    view = view_of(judging)  # a resumed game shows its log and figures, and any open question
+    view.ask(judging.open, crops)
+    hub = KioskHub(view)
     token = load_or_create_token(config.data_dir / "admin-token")
-    commands = HostCommands(journal, recorder, hub, spec, source)
+    commands = HostCommands(journal, recorder, hub, spec, source, crops=crops)
     server = KioskServer(
-        make_app(hub, token, commands), hub, host=host or config.kiosk_host, port=config.kiosk_port
+        make_app(hub, token, commands, crops.get), hub, host=host or config.kiosk_host, port=config.kiosk_port
     )
     server.start()  # a busy port: one line, exit 2
     note(f"kiosk page: {server.url}")
-    return Kiosk(hub, commands, server)
+    return Kiosk(hub, commands, server, crops)
 
 
 def _open_signals(config: Config, factory: Any) -> TableSignals:
