@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import argparse
 import io
+import sys
 
 from referee.cards import parse_card
 from referee.events import Lay, Unread
@@ -70,3 +72,23 @@ def test_a_typed_answer_without_a_kiosk_is_taken_in_the_loops_thread():
         "host: the card is 8D",
     ]
     assert [c.code for c in loop.state.stack_cards()] == ["9H", "8D"] and loop.judging.open == ()
+
+
+class FakeStdin(io.StringIO):
+    def __init__(self, tty: bool) -> None:
+        super().__init__("")
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+def test_answers_are_read_only_from_a_person_at_a_terminal(monkeypatch):
+    from referee.service import _terminal
+
+    by_hand = argparse.Namespace(lays_from=None)
+    monkeypatch.setattr("sys.stdin", FakeStdin(tty=True))
+    assert _terminal(by_hand) is sys.stdin
+    assert _terminal(argparse.Namespace(lays_from="-")) is None  # stdin carries the lays
+    monkeypatch.setattr("sys.stdin", FakeStdin(tty=False))  # systemd: stdin is /dev/null
+    assert _terminal(by_hand) is None
