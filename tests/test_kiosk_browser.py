@@ -16,13 +16,18 @@ import json
 import time
 from typing import Any
 
+import cv2
 import pytest
 
 from hardware.buttons import ButtonTrouble
 from referee.bots import VirtualTable
+from referee.cards import parse_card
+from referee.events import Unread
 from referee.kiosk import KioskHub, make_app
 from referee.kiosk_server import KioskServer
 from referee.kiosk_view import TableView
+from referee.render import draw_card
+from referee.service import AskedCrops
 from tests.conftest import ARTIFACTS
 from tests.test_kiosk import TOKEN, FakeTable, feed, race_hub
 
@@ -187,3 +192,75 @@ def record(name: str, ms: float) -> None:
     print(f"{name}: {ms:.1f} ms")
     with (ARTIFACTS / "kiosk-latency.txt").open("a") as out:
         out.write(f"{name} {ms:.1f} ms\n")
+
+
+class AnsweringTable(FakeTable):
+    """The service's side of the picker: a card the table cannot take is refused with its reason;
+    an answer taken closes the question (as the loop's question sink does)."""
+
+    def __init__(self, hub: KioskHub) -> None:
+        super().__init__()
+        self.hub = hub
+
+    def name_card(self, lay_t: int, card: str | None) -> str:
+        if card == "9H":
+            raise ValueError("9H is already on the stack")
+        self.calls.append(("name_card", (lay_t, card)))
+        self.hub.ask(())
+        return f"the card is {card}"
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_host_names_an_asked_card_from_the_picker_and_the_question_goes(browser, size):
+    hub, _ = race_hub()
+    crops = AskedCrops()
+    lay_t = 3_000_000
+    image, _ = draw_card(parse_card("5C"), 180)
+    crops.keep(lay_t, cv2.GaussianBlur(image, (9, 9), 0))  # an unsure reading: a blurred card
+    table = AnsweringTable(hub)
+    server = KioskServer(make_app(hub, TOKEN, table, crops.get), hub, port=0)
+    server.start()
+    try:
+        page = open_page(browser, server, hub, size)
+        assert page.is_hidden("#ask")
+        hub.ask((Unread(lay_t, 1, parse_card("9C")),), crops)
+        shows(page, hub.version)
+        assert page.is_visible("#ask")
+        assert page.inner_text("#ask-title") == "Which card was laid at 0:02.0 by Bob?"
+        page.wait_for_function("document.querySelector('#ask-crop img').naturalWidth > 0")
+        assert page.locator("#ask-cards .pick").count() == 52
+        assert page.locator("#ask-cards .pick.guess").all_inner_texts() == ["9♣"]
+        box = page.locator('#ask-cards .pick[data-card="7D"]').bounding_box()
+        assert box is not None and box["width"] >= 40 and box["height"] >= 40  # a finger's target
+        page.screenshot(path=ARTIFACTS / f"kiosk-question-{size[0]}x{size[1]}.png")
+        page.click('#ask-cards .pick[data-card="9H"]')
+        page.wait_for_function("document.getElementById('ask-msg').textContent.length > 0")
+        assert page.inner_text("#ask-msg") == "9H is already on the stack"
+        assert page.is_visible("#ask")
+        page.click('#ask-cards .pick[data-card="5C"]')
+        page.wait_for_selector("#ask", state="hidden")
+        assert table.calls == [("name_card", (lay_t, "5C"))]
+    finally:
+        server.stop()
+
+
+def test_a_lay_in_the_log_is_corrected_with_the_same_picker(browser):
+    hub, _ = race_hub()
+    table = AnsweringTable(hub)
+    server = serve(hub, table)
+    try:
+        page = open_page(browser, server, hub, SIZES[0])
+        page.click("#log li.fixable >> nth=0")  # the newest lay: 9♦, laid at 0:01.2
+        assert page.is_visible("#ask") and page.is_visible("#ask-cancel")
+        assert page.inner_text("#ask-title") == "Correct the card laid at 0:01.2: read as 9♦"
+        assert page.locator("#ask-cards .pick.guess").all_inner_texts() == ["9♦"]
+        page.click("#ask-cancel")
+        assert page.is_hidden("#ask") and table.calls == []
+        page.click("#log li.fixable >> nth=0")
+        page.click("#ask-none")
+        page.wait_for_selector("#ask", state="hidden")
+        (call,) = table.calls
+        assert call[0] == "name_card" and call[1][1] is None
+        assert call[1][0] == json.loads(hub.snapshot()[1])["log"][-1]["for"]
+    finally:
+        server.stop()

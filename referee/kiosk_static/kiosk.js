@@ -2,6 +2,7 @@
 "use strict";
 
 const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 const TOKEN_KEY = "referee-admin-token";
 
 // When each version was drawn and first painted, on the wall clock (ms): the browser test
@@ -12,7 +13,10 @@ const KEEP = 2000;
 let lastTop = null;
 let lastSeq = null;
 let winnerDismissed = false;
-
+// The card picker: the camera's oldest question, or a lay the host tapped in the log to correct
+// ({for, clock, card}); null: no correction open.
+let fixing = null;
+let askedFor = null; // the lay the picker was last drawn for: a new one clears the last answer
 function wallMs() {
   return performance.timeOrigin + performance.now();
 }
@@ -122,11 +126,62 @@ function drawSeats(v) {
 }
 
 function drawLog(v) {
+  // A lay can be tapped to correct its card (the host's token is asked when it is sent).
   const items = v.log
     .slice()
     .reverse()
-    .map((e) => `<li class="${e.event}"><span class="t">${esc(e.clock)}</span>${esc(e.text)}</li>`);
+    .map((e) => {
+      const fix = e.event === "laid" ? ` data-for="${e.for}" data-card="${esc(e.card)}" title="tap to correct"` : "";
+      return `<li class="${e.event}${fix ? " fixable" : ""}"${fix}><span class="t">${esc(e.clock)}</span>${esc(e.text)}</li>`;
+    });
   put($("log").firstElementChild, items.join(""));
+}
+
+function symbol(code) {
+  return code ? code.slice(0, -1) + (SUITS[code.slice(-1)] || "") : "";
+}
+
+function drawAsk(v) {
+  const box = $("ask");
+  const q = v.questions[0];
+  const target = fixing || (q ? { for: q.for } : null);
+  if (!target) {
+    box.hidden = true;
+    askedFor = null;
+    return;
+  }
+  box.hidden = false;
+  box.classList.toggle("fixing", Boolean(fixing));
+  if (target.for !== askedFor) put($("ask-msg"), "");
+  askedFor = target.for;
+  let title;
+  let mark;
+  let crop = "";
+  if (fixing) {
+    title = `Correct the card laid at ${esc(fixing.clock)}: read as ${esc(symbol(fixing.card))}`;
+    mark = fixing.card;
+  } else {
+    const who = q.name ? ` by ${esc(q.name)}` : "";
+    const more = v.questions.length > 1 ? ` <small>(${v.questions.length - 1} more asked)</small>` : "";
+    title = `Which card was laid at ${esc(q.clock)}${who}?${more}`;
+    mark = q.guess ? q.guess.code : null;
+    if (q.crop) crop = `<img src="${esc(q.crop)}" alt="the camera's picture of the card" onerror="this.hidden=true">`;
+    if (q.guess) crop += `<div class="guess">camera: ${esc(q.guess.symbol)}?</div>`;
+  }
+  put($("ask-title"), title);
+  put($("ask-crop"), crop);
+  $("ask-crop").hidden = !crop;
+  $("ask-cancel").hidden = !fixing;
+  $("ask-none").textContent = fixing ? "No card was laid there" : "No card was laid";
+  const cards = [];
+  for (const suit of "SHDC") {
+    for (const rank of RANKS) {
+      const code = rank + suit;
+      const cls = ["pick", suit === "H" || suit === "D" ? "red" : "", code === mark ? "guess" : ""].join(" ");
+      cards.push(`<button type="button" class="${cls}" data-card="${code}">${rank}${SUITS[suit]}</button>`);
+    }
+  }
+  put($("ask-cards"), cards.join(""));
 }
 
 function drawAlerts(v) {
@@ -205,6 +260,7 @@ function draw(v) {
   drawLog(v);
   drawBar(v);
   drawWinner(v);
+  drawAsk(v);
   document.body.dataset.version = v.version;
   const t = wallMs();
   kiosk.shown.push([v.version, t]);
@@ -235,9 +291,13 @@ function say(text) {
   put($("admin-msg"), esc(text));
 }
 
-async function command(name, body) {
+// A host's command; `show` puts its answer (or its error) where the host is looking. True when done.
+async function command(name, body, show = say) {
   const t = await token();
-  if (!t) return say("no token given");
+  if (!t) {
+    show("no token given");
+    return false;
+  }
   let r;
   try {
     r = await fetch(`/api/admin/${name}`, {
@@ -246,11 +306,44 @@ async function command(name, body) {
       body: JSON.stringify(body || {}),
     });
   } catch {
-    return say("the table does not answer");
+    show("the table does not answer");
+    return false;
   }
   const out = await r.json().catch(() => ({}));
   if (r.status === 401 || r.status === 403) localStorage.removeItem(TOKEN_KEY);
-  say(out.message || out.error || `${r.status} ${r.statusText}`);
+  show(out.message || out.error || `${r.status} ${r.statusText}`);
+  return r.ok;
+}
+
+function setUpPicker() {
+  const box = $("ask");
+  const show = (text) => put($("ask-msg"), esc(text));
+  async function name(card) {
+    const lay = fixing ? fixing.for : kiosk.view && kiosk.view.questions[0] && kiosk.view.questions[0].for;
+    if (lay === undefined || lay === null) return;
+    box.classList.add("busy");
+    const done = await command("name-card", { for: lay, card }, show);
+    box.classList.remove("busy");
+    if (done && fixing && fixing.for === lay) {
+      fixing = null; // the corrected game comes with the next view
+      if (kiosk.view) drawAsk(kiosk.view);
+    }
+  }
+  $("ask-cards").onclick = (e) => {
+    const button = e.target.closest("button[data-card]");
+    if (button) name(button.dataset.card);
+  };
+  $("ask-none").onclick = () => name(null);
+  $("ask-cancel").onclick = () => {
+    fixing = null;
+    if (kiosk.view) drawAsk(kiosk.view);
+  };
+  $("log").onclick = (e) => {
+    const li = e.target.closest("li[data-for]");
+    if (!li) return;
+    fixing = { for: Number(li.dataset.for), card: li.dataset.card, clock: li.querySelector(".t").textContent };
+    if (kiosk.view) drawAsk(kiosk.view);
+  };
 }
 
 function setUpAdmin() {
@@ -293,5 +386,6 @@ async function showLocalToken() {
 }
 
 setUpAdmin();
+setUpPicker();
 listen(draw);
 showLocalToken();
