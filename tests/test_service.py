@@ -377,3 +377,38 @@ def test_a_camera_that_never_comes_back_ends_the_service_with_status_3_and_the_g
     assert "game stays open in the journal" in err and "Traceback" not in err
     with Journal.open(tmp_path / "data") as journal:
         assert journal.open_game() is not None
+
+
+def test_the_cameras_picture_of_an_asked_card_reaches_the_kiosks_question(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import referee.service as service
+    from referee.events import Unread
+
+    kiosks: list = []
+    start_kiosk = service._start_kiosk
+    monkeypatch.setattr(service, "_start_kiosk", lambda *a: kiosks.append(start_kiosk(*a)) or kiosks[-1])
+
+    def camera(loop, config, clock, failure, note, ready, paused, stopped, opener, backoff_s, crops) -> None:
+        # The watcher's side, as _feed_camera does it for a WatchAsk: the picture kept, the lay asked.
+        ready()
+        crops.keep(1_000, np.zeros((8, 8, 3), np.uint8))
+        loop.put_lay(Unread(1_000, 0, parse_card("7H")))
+        loop.close_source("camera")
+        loop.stop()  # the service stops: the loop judges what it holds and the game stays open
+
+    monkeypatch.setattr(service, "_feed_camera", camera)
+    config = (
+        _config(tmp_path, '[camera]\nsource = "camera"\n')
+        .read_text()
+        .replace("kiosk = false", "kiosk_port = 0")
+    )
+    (tmp_path / "referee.toml").write_text(config)
+    args = argparse.Namespace(
+        config=str(tmp_path / "referee.toml"), lays_from=None, at_once=False, new_game=False
+    )
+    assert run_service(args, io.StringIO(), io.StringIO(), clock=VirtualClock(0)) == 0
+    (kiosk,) = kiosks
+    (question,) = json.loads(kiosk.hub.snapshot()[1])["questions"]
+    assert question["for"] == 1_000 and question["crop"] == "/api/question/1000.jpg"
+    assert kiosk.crops.get(1_000) is not None and kiosk.commands.crops is kiosk.crops
