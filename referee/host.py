@@ -59,8 +59,11 @@ class HostCommands:
             self.recorder.game = self.journal.new_game(self.spec.to_json(), self.source)
             self.recorder.seq = 0
             state = self.spec.new_game()
+            asked = self.loop.judging.open
             self.loop.state = state
             self.hub.reset(TableView(state))
+            if asked:
+                self._questions_changed()  # the old game's question is gone: the light, the terminal
             for hook in self.on_new_game:
                 hook(state)
             return f"new game {self.recorder.game}: {', '.join(self.spec.players)} ({self.spec.rules})"
@@ -93,6 +96,13 @@ class HostCommands:
 
         return self._in_loop(work)
 
+    def _questions_changed(self) -> None:
+        """Tell the loop's question sinks (the status light, the terminal, the kiosk) of a table
+        changed outside the loop's own judging: the loop tells them only of what it judges."""
+        assert self.loop is not None
+        for sink in self.loop.question_sinks:
+            sink(self.loop.judging.open, self.loop.judging.state)
+
     def undo_last(self) -> str:
         def work() -> str:
             assert self.loop is not None
@@ -101,10 +111,13 @@ class HostCommands:
             events = list(self.journal.events(game.id))
             seqs, judging = undo_last(game, events)
             self.journal.undo(game.id, seqs)
+            asked = self.loop.judging.open
             self.loop.judging = judging
             view = _view_of(game.spec, [e.line for e in events[: len(events) - len(seqs)]])
             view.ask(judging.open, self.crops)
             self.hub.reset(view)
+            if judging.open != asked:
+                self._questions_changed()
             return f"undone: the last ruling ({len(seqs)} event{'s' if len(seqs) != 1 else ''} taken back)"
 
         return self._in_loop(work)

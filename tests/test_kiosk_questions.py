@@ -285,3 +285,27 @@ def test_a_question_shows_until_the_host_names_the_card_and_a_correction_shows_i
         "Bob wrong snap: penalised until another seat wins a stack",
     ]
     journal.close()
+
+
+def test_an_undo_or_a_new_game_tells_the_light_and_the_kiosk_what_is_asked_now(tmp_path):
+    journal, loop, hub, commands, _ = _live(tmp_path)
+    told: list[tuple[int, ...]] = []
+    loop.question_sinks.append(lambda open_, _: told.append(tuple(q.t for q in open_)))
+
+    def asked() -> list[int]:
+        return [q["for"] for q in json.loads(hub.snapshot()[1])["questions"]]
+
+    loop.put_lay(Lay(1_000_000, parse_card("9H")))
+    loop.put_lay(Unread(2_000_000))
+    loop.pump(2_500_000)
+    assert told == [(2_000_000,)] and asked() == [2_000_000]
+    # Undo takes back the 9H and the lay asked behind it: nothing is asked any more.
+    assert _command(loop, commands.undo_last).startswith("undone")
+    assert told[-1] == () and asked() == [] and loop.state.size == 0
+    loop.put_lay(Lay(3_000_000, parse_card("9H")))
+    loop.put_lay(Unread(4_000_000))
+    loop.pump(4_500_000)
+    assert told[-1] == (4_000_000,) and asked() == [4_000_000]
+    _command(loop, commands.new_game)  # the old game's question goes with it
+    assert told[-1] == () and asked() == []
+    journal.close()
