@@ -399,7 +399,9 @@ def _judge_live(
         namer = kiosk.commands.name_card if kiosk is not None else loop_namer(loop)
         terminal = TerminalQuestions(namer, note)
         loop.question_sinks.append(terminal.ask)
-        terminal.ask(loop.judging.open)  # a resumed game's open question is asked at once
+    if loop.judging.open:  # a resumed game still asks: the light, the tone and the terminal say so now
+        for sink in loop.question_sinks:
+            sink(loop.judging.open, loop.state)
 
     def paused(reason: str | None) -> None:
         loop.pause(reason is not None)

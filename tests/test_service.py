@@ -412,3 +412,38 @@ def test_the_cameras_picture_of_an_asked_card_reaches_the_kiosks_question(
     (question,) = json.loads(kiosk.hub.snapshot()[1])["questions"]
     assert question["for"] == 1_000 and question["crop"] == "/api/question/1000.jpg"
     assert kiosk.crops.get(1_000) is not None and kiosk.commands.crops is kiosk.crops
+
+
+def test_a_resumed_game_still_asking_asks_again_on_the_light_and_at_the_terminal(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import referee.service as service
+    from referee.events import Lay, Unread
+    from referee.script import GameSpec
+
+    config = _config(tmp_path, '[camera]\nsource = "camera"\n')
+    with Journal.open(tmp_path / "data") as journal:  # a power cut while the camera asked
+        game = journal.new_game(GameSpec(("Ann", "Bob", "Cy")).to_json(), "camera")
+        journal.append(game, 0, event_to_json(Lay(1_000_000, parse_card("9H"))), None)
+        journal.append(game, 1, event_to_json(Unread(83_400_000, None, parse_card("QH"))), None)
+
+    def camera(loop, config, clock, failure, note, ready, paused, stopped, opener, backoff_s, crops) -> None:
+        ready()
+        loop.close_source("camera")
+        loop.stop()
+
+    asked: list[bool] = []
+
+    class Player(service.SignalPlayer):
+        def ask(self, asking: bool) -> None:
+            asked.append(asking)
+            super().ask(asking)
+
+    monkeypatch.setattr(service, "SignalPlayer", Player)
+    monkeypatch.setattr(service, "_feed_camera", camera)
+    monkeypatch.setattr(service, "_terminal", lambda args: io.StringIO(""))  # a person, who types nothing
+    args = argparse.Namespace(config=str(config), lays_from=None, at_once=False, new_game=False)
+    err = io.StringIO()
+    assert run_service(args, io.StringIO(), err, clock=VirtualClock(0)) == 0
+    assert "camera: which card was laid at 1:23.4? (it looks like QH)" in err.getvalue()
+    assert asked == [True]  # the status light amber and the query tone, as when it was first asked
