@@ -416,6 +416,8 @@ def question_json(question: Unread, names: Sequence[str], t0: int, crop: bool) -
 
 def corrected_words(ruling: Corrected, t0: int) -> str:
     now = "no card" if ruling.card is None else ruling.card.symbol
+    if ruling.was is None:  # a card the camera missed, added
+        return f"host added the card laid at {clock(ruling.lay_t - t0)}: {now}"
     return f"host corrected {clock(ruling.lay_t - t0)}: {ruling.was.symbol} → {now}"
 
 

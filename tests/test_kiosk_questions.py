@@ -132,6 +132,15 @@ def test_no_card_laid_after_all_is_shown_as_a_correction_to_no_card():
     assert view.view()["stack"]["size"] == 1
 
 
+def test_a_card_the_camera_missed_is_shown_as_added():
+    view, _ = _told(
+        [game(2), lay(1000, "9H"), lay(3000, "4C"), {"t": 3_500_000, "card": "5D", "for": 2_000_000}]
+    )
+    log = view.view()["log"]
+    assert "host added the card laid at 0:01.0: 5♦" in [e["text"] for e in log]
+    assert view.view()["stack"]["size"] == 3
+
+
 @pytest.mark.parametrize("seed", [2, 7, 17, 30, 38])  # seeds whose misread card is possible until corrected
 def test_a_corrected_bot_game_shows_the_figures_of_the_game_judged_right(seed):
     lines = _bot_script(seed, "classic", 3)
