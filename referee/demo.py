@@ -342,7 +342,7 @@ def _play(
         state=point.judging,
         mirror=mirror,
         refused=refused,
-        questions=[questions],
+        questions=[questions] if kiosk is None else [questions, lambda open_, _: kiosk.hub.ask(open_)],
     )
 
     def ended(final: State) -> None:
