@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import random
 from pathlib import Path
 
 import cv2
@@ -447,3 +448,54 @@ def test_a_resumed_game_still_asking_asks_again_on_the_light_and_at_the_terminal
     assert run_service(args, io.StringIO(), err, clock=VirtualClock(0)) == 0
     assert "camera: which card was laid at 1:23.4? (it looks like QH)" in err.getvalue()
     assert asked == [True]  # the status light amber and the query tone, as when it was first asked
+
+
+def _asked_script(seed: int = 55) -> str:
+    """A demo game with some lays asked and named later, and one misread corrected."""
+    from .test_questions import _ask, _misread
+
+    lines = [json.loads(line) for line in _demo_script(seed).splitlines()]
+    rng = random.Random(seed)
+    fixed = None
+    while fixed is None:
+        fixed = _misread(_ask(lines, rng, 4), rng)
+    return "\n".join(json.dumps(line) for line in fixed) + "\n"
+
+
+def test_questions_and_a_correction_are_journaled_and_the_export_rules_the_same(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "game.jsonl"
+    script.write_text(_asked_script())
+    assert '"lay": "?"' in script.read_text() and '"for"' in script.read_text()
+    config = _config(tmp_path)
+    status, out, _ = run(capsys, "run", "--config", str(config), "--lays-from", str(script), "--at-once")
+    assert status == 0
+    assert out.splitlines() == _rulings(script.read_text())
+    assert '"event": "corrected"' in out
+    status, exported, _ = run(capsys, "export", "1", "--config", str(config))
+    assert status == 0
+    assert [line for line in exported.splitlines() if '"event"' in line] == out.splitlines()
+    assert _rulings(exported) == out.splitlines()
+
+
+def test_a_live_rehearsal_moves_a_card_line_with_the_lay_it_names(tmp_path: Path) -> None:
+    script = tmp_path / "game.jsonl"
+    lines = [
+        {"game": {"players": ["Ann", "Bob"]}},
+        {"t": 1_000_000, "lay": "9H"},
+        {"t": 2_000_000, "lay": "?"},
+        {"t": 2_300_000, "snap": 1},
+        {"t": 3_500_000, "card": "9S", "for": 2_000_000},
+    ]
+    script.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    args = argparse.Namespace(
+        config=str(_config(tmp_path, players='["Ann", "Bob"]')),
+        lays_from=str(script),
+        at_once=False,
+        new_game=False,
+    )
+    out = io.StringIO()
+    assert run_service(args, out, io.StringIO(), clock=VirtualClock(50_000_000)) == 0
+    won = [json.loads(line) for line in out.getvalue().splitlines() if '"stack_won"' in line]
+    assert [(w["seat"], w["reasons"]) for w in won] == [(1, ["standard"])]
