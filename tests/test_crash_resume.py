@@ -136,3 +136,26 @@ def test_a_game_killed_at_50_random_points_resumes_to_the_same_rulings(
     # Most kills must land mid-game (the small pipe holds the run back), or this tests little.
     assert outcomes.count("resumed") >= KILLS * 0.8, outcomes
     print(f"{outcomes.count('resumed')} of {KILLS} kills landed mid-game")
+
+
+def test_a_game_with_questions_killed_at_random_points_resumes_to_the_same_rulings(tmp_path: Path) -> None:
+    """Lays asked and named later: a kill while a question is open leaves it open in the journal,
+    with the presses that waited behind it, and the resumed run judges them when it is named."""
+    import json
+
+    from .test_questions import _ask
+
+    lines = [json.loads(line) for line in _script(seed=56).splitlines()]
+    asked = _ask(lines, random.Random(56), 12)
+    script = tmp_path / "asked.jsonl"
+    script.write_text("".join(json.dumps(line) + "\n" for line in asked))
+    expected = [json.dumps(r.to_json()) for r in adjudicate(io.StringIO(script.read_text()), "game")]
+    rng = random.Random(2027)
+    kills = 12
+    points = [rng.randrange(len(expected)) for _ in range(kills)]
+    folders = [tmp_path / f"kill{i}" for i in range(kills)]
+    for folder in folders:
+        folder.mkdir()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outcomes = list(pool.map(lambda i: _trial(folders[i], script, expected, points[i]), range(kills)))
+    assert outcomes.count("resumed") >= kills * 0.7, outcomes
