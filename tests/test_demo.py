@@ -180,3 +180,47 @@ def test_through_the_camera_the_referee_sees_every_card_and_rules_as_the_table_p
         refused=lambda event, why: refused.append(why),
     ).run()
     assert refused == [] and heard == truth
+
+
+def test_through_the_camera_cards_asked_and_misread_are_named_by_the_host_and_the_rulings_are_the_games():
+    """The recogniser made unsure of three cards (asked: judging holds until the host names them)
+    and wrong about another, once (the host corrects it): the rulings the table ends with are the
+    game's own."""
+    from types import SimpleNamespace
+
+    from referee.cards import parse_card
+    from referee.demo_table import CameraStage
+
+    from .test_questions import told
+
+    def strip(ruling):
+        return {k: v for k, v in ruling.items() if k != "t"}
+
+    truth = [
+        strip(r.to_json()) for play in VirtualTable(players=3, seed=2, cap=60).play() for r in play.rulings
+    ]
+    stage = CameraStage(3, 2)
+    read = stage.watcher.recognise
+    unsure = {"7H", "QS", "4D", "10C"}
+    misread = {"9C": parse_card("2H")}
+
+    def recognise(image, mask):
+        reading = read(image, mask)
+        if reading.card is not None and reading.card.code in unsure:
+            return SimpleNamespace(card=reading.card, confidence=0.4, sure=False)
+        if reading.card is not None and reading.card.code in misread:
+            return SimpleNamespace(card=misread.pop(reading.card.code), confidence=0.97, sure=True)
+        return reading
+
+    stage.watcher.recognise = recognise
+    heard = []
+    demo = DemoTable(
+        VirtualTable(players=3, seed=2, cap=60),
+        stage=stage,
+        rulings=lambda batch, _state: heard.extend(r.to_json() for r in batch),
+        refused=lambda event, why: None,
+    )
+    demo.run()
+    assert demo.questions >= 3 and stage.asked >= 3
+    assert stage.wrong == 1 and demo.corrections >= 1
+    assert [strip(r) for r in told(heard)] == truth
