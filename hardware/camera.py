@@ -23,6 +23,8 @@ from typing import Any, Protocol, Self
 import cv2
 import numpy as np
 
+from .image_files import ImageFileError, read_image
+
 IMAGE_EXTENSIONS = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".webp"})
 
 
@@ -101,13 +103,6 @@ def natural_key(name: str) -> tuple[list[str | int], str]:
     return [int(p) if i % 2 else p.casefold() for i, p in enumerate(parts)], name
 
 
-def _truncated_jpeg(data: np.ndarray) -> bool:
-    # libjpeg decodes a cut file into a grey-filled image with only a warning, so look
-    # for the end-of-image marker; the tail allows for padding some cameras append.
-    tail = data[-1024:].tobytes()
-    return b"\xff\xd9" not in tail
-
-
 class ImageFolderSource(_Source):
     """The image files of a folder in natural name order; frame k at round(k * 1e6 / fps) us."""
 
@@ -128,17 +123,9 @@ class ImageFolderSource(_Source):
 
     def _read(self, path: Path) -> np.ndarray | None:
         try:
-            data = np.fromfile(path, dtype=np.uint8)
-            if data.size == 0:
-                return None
-            if path.suffix.lower() in (".jpg", ".jpeg") and _truncated_jpeg(data):
-                return None
-            image = cv2.imdecode(data, cv2.IMREAD_COLOR)
-        except (OSError, cv2.error):
-            return None
-        if image is None or image.size == 0:
-            return None
-        return image
+            return read_image(path)
+        except ImageFileError:
+            return None  # counted as skipped: one bad frame in a folder is no reason to stop
 
     def __iter__(self) -> Iterator[Frame]:
         # Every file keeps its slot in time, read or not, so a skipped frame never shifts the rest.

@@ -199,13 +199,24 @@ def cmd_calibrate_deck(args: argparse.Namespace, out: TextIO) -> int:
         raise UserError("--kiosk is for the deck step at a camera (--camera or --sim), not --images")
     if args.out is None:
         raise UserError("--images needs --out PROFILE: where to write the deck profile")
+    from hardware.image_files import ImageFileError, read_image
+
+    from .cards import CardError, parse_card
     from .recognise import Profile
-    from .render import load_card_images
 
     folder = Path(args.images)
     if not folder.is_dir():
         raise UserError(f"{folder}: no such folder of card images")
-    images = {code: img[:, :, :3] if img.ndim == 3 else img for code, img in load_card_images(folder).items()}
+    images = {}
+    for path in sorted(folder.iterdir()):
+        try:
+            code = parse_card(path.stem).code
+        except CardError:
+            continue  # not named by a card: not one of the deck's photos
+        try:
+            images[code] = read_image(path)
+        except ImageFileError as e:
+            print(f"{path}: {e}; {code} will be read by its corner alone", file=sys.stderr)
     if not images:
         raise UserError(f"{folder}: no card images named by code (such as QS.png or 10H.jpg)")
     profile = Profile.learn(images)

@@ -37,14 +37,15 @@ def _recogniser(profile_path: str | None) -> Any:
 
 def cmd_recognize(args: argparse.Namespace, out: TextIO) -> int:
     """The top card of each frame: one JSON line per frame, a one-line error per bad frame."""
-    import cv2
+    from hardware.image_files import ImageFileError, read_image
 
     recogniser = _recogniser(args.profile)
     failed = 0
     for name in args.frames:
-        image = cv2.imread(name, cv2.IMREAD_COLOR) if Path(name).is_file() else None
-        if image is None:
-            print(f"{name}: cannot read this image", file=sys.stderr)
+        try:
+            image = read_image(name)
+        except ImageFileError as e:
+            print(f"{name}: {e}", file=sys.stderr)
             failed += 1
             continue
         reading = recogniser.recognise(image)

@@ -73,7 +73,7 @@ def test_recognize_prints_the_top_card_of_each_frame_and_reports_bad_ones(tmp_pa
     status, out, err = run(capsys, "recognize", str(good), str(bad))
     assert status == 2
     assert json.loads(out) | {"confidence": 1} == {"frame": str(good), "card": "QS", "confidence": 1}
-    assert err == f"{bad}: cannot read this image\n"
+    assert err == f"{bad}: not a JPEG, PNG, WebP or BMP image\n"
 
 
 def test_calibrate_deck_learns_a_profile_that_recognize_uses(tmp_path, capsys):
@@ -87,11 +87,15 @@ def test_calibrate_deck_learns_a_profile_that_recognize_uses(tmp_path, capsys):
         cv2.imwrite(str(images / f"{code}.png"), frame)
     # A photo with no card in it: learnt without it, and said so on one line.
     cv2.imwrite(str(images / "3C.png"), render_pile([], "wood", rng))
+    # A photo cut off in the copy: named, and the card left to its corner.
+    cut = images / "5D.png"
+    cut.write_bytes((images / "7H.png").read_bytes()[:5000])
     profile = tmp_path / "thin.npz"
     status, out, err = run(capsys, "calibrate", "deck", "--images", str(images), "--out", str(profile))
     assert status == 0 and profile.is_file() and "learned 6 of 7 card images" in out
     said = f"{images}: 3C: no card found in its image; it will be read by its corner alone"
-    assert err.strip().splitlines() == [said]
+    cut_off = f"{cut}: a PNG cut off before its end (a partial copy or download?); 5D will be read by its corner alone"
+    assert err.strip().splitlines() == [cut_off, said]
     probe = tmp_path / "probe.png"
     cv2.imwrite(
         str(probe),
