@@ -90,6 +90,33 @@ class FrameListSource(_Source):
             yield Frame(image, int(t_us), index)
 
 
+BLACK_MEAN, BLACK_SPREAD = 12.0, 4.0  # grey levels: nothing lit in front of the lens, no texture
+BLACK_US = 3_000_000  # black this long, and a live camera is taken as lost
+
+
+def is_black(image: np.ndarray) -> bool:
+    """A frame with nothing in it: a lens cap, a dead sensor, a camera that sends zeros. (A dark
+    table under a lamp has texture and light; a sample of every 16th pixel tells.)"""
+    sample = image[::16, ::16]
+    mean, spread = cv2.meanStdDev(sample)
+    return float(mean.mean()) < BLACK_MEAN and float(spread.mean()) < BLACK_SPREAD
+
+
+def black_frames_lose(frames: Iterable[Frame], name: str, after_us: int = BLACK_US) -> Iterator[Frame]:
+    """A live camera's frames, passed on; frames black for `after_us` raise CameraLost, so the
+    game pauses (and the service ends with status 3) instead of watching nothing."""
+    since: int | None = None
+    for frame in frames:
+        if is_black(frame.image):
+            if since is None:
+                since = frame.t_us
+            elif frame.t_us - since >= after_us:
+                raise CameraLost(f"{name}: the camera sends only black frames (a lens cap? a failed camera?)")
+        else:
+            since = None
+        yield frame
+
+
 def _check_fps(fps: float, name: str) -> float:
     if not (fps > 0 and np.isfinite(fps)):
         raise SourceError(f"{name}: fps must be a positive number, not {fps}")

@@ -576,7 +576,7 @@ def _feed_camera(
     (presses are not judged, the status LED shows red) and is opened again with backoff;
     the watcher goes on from the pile it last saw, so a card laid meanwhile is reported
     when the camera is back. After the last retry the service exits 3 (systemd restarts it)."""
-    from hardware.camera import CameraLost, SourceError, open_source
+    from hardware.camera import CameraLost, SourceError, black_frames_lose, open_source
 
     from .vision_cli import _recogniser
     from .watcher import PileWatcher, WatchAsk, WatchCleared, WatchLay
@@ -611,7 +611,7 @@ def _feed_camera(
                             from hardware.camera_controls import controls_for
 
                             controls_for(source).lock(*config.camera_locks)
-                        for frame in source:
+                        for frame in black_frames_lose(source, source.name) if live else source:
                             if not said_ready:
                                 ready()  # the camera gives frames and the recogniser is loaded
                                 said_ready = True

@@ -87,7 +87,7 @@ def _game_line(spec: str) -> dict[str, Any]:
 
 def cmd_watch(args: argparse.Namespace, out: TextIO) -> int:
     """Lays (and cleared stacks) seen in a video, an image folder or the camera, as a table script."""
-    from hardware.camera import CameraLost, SourceError, open_source
+    from hardware.camera import CameraLost, SourceError, black_frames_lose, open_source
 
     from .watcher import PileWatcher, WatchCleared, WatchLay
 
@@ -120,7 +120,7 @@ def cmd_watch(args: argparse.Namespace, out: TextIO) -> int:
 
     try:
         with source:
-            for frame in source:
+            for frame in black_frames_lose(source, source.name) if live else source:
                 emit(watcher.feed(frame))
         emit(watcher.finish())
     except CameraLost as e:

@@ -363,3 +363,20 @@ def test_the_simulators_frames_come_through_the_camera_interface():
     assert [f.t_us for f in got] == [t for i, (t, _) in enumerate(frames) if i != 3]
     assert source.skipped == 1 and got[0].image.shape == (240, 320, 3)
     assert [card for _, card, _ in truth] == cards
+
+
+def test_a_live_camera_that_sends_only_black_frames_is_lost_after_3_seconds():
+    from hardware.camera import BLACK_US, CameraLost, Frame, black_frames_lose, is_black
+
+    black = np.zeros((120, 160, 3), np.uint8)
+    dim_table = np.random.default_rng(3).integers(10, 60, (120, 160, 3)).astype(np.uint8)  # a dark cloth
+    assert is_black(black) and not is_black(dim_table)
+    frames = [Frame(dim_table, 0, 0)] + [Frame(black, k * 100_000, k) for k in range(1, 60)]
+    passed = []
+    with pytest.raises(CameraLost, match="cam0: the camera sends only black frames"):
+        for frame in black_frames_lose(frames, "cam0"):
+            passed.append(frame.t_us)
+    assert passed[-1] == 100_000 + BLACK_US - 100_000  # the last black frame before 3 s of them
+    # A black moment (a hand over the lens) is not a lost camera.
+    brief = [Frame(black, k * 100_000, k) for k in range(10)] + [Frame(dim_table, 1_000_000, 10)]
+    assert len(list(black_frames_lose(brief, "cam0"))) == 11
