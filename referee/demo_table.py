@@ -38,11 +38,12 @@ from .events import Event, Lay, Named, Snap, Unread, Wait
 from .loop import EventSink, QuestionSink, TableLoop
 from .pipeline import CALLBACK_LAG_US, press_edges
 from .questions import Judging
-from .rulings import Laid, Ruling, StackWon
+from .rulings import Laid, Ruling, StackWon, TakeBack
 from .table import State
 
 CAMERA_LAG_US = (30_000, 150_000)  # rest to report: a few frames and a reading
 PICKUP_US = (300_000, 700_000)  # a won stack is swept off the table this long after the win
+LIFT_US = (250_000, 500_000)  # a card taken back is picked up this long after it landed
 LOOKAHEAD_US = 2_000_000  # how far ahead the stage hears of the table (a camera's hand and pickups)
 HOLD_US = 100_000  # a press is let go before the finger can press again (REPRESS_US)
 READ_US = 15_000  # a frame's reading, from the frame to the lay reported
@@ -60,6 +61,9 @@ class LayStage(Protocol):
 
     def take(self, t: int, seat: int) -> None:
         """`seat` sweeps the stack off the table at `t`."""
+
+    def lift(self, t: int, seat: int, card: Card) -> None:
+        """`seat` picks `card` back up off the stack at `t` (a card laid out of turn, taken back)."""
 
     def reports(self, until: int) -> Iterator[tuple[int, Event]]:
         """What the stage hands the referee up to time `until`: (delivery time, event)."""
@@ -93,6 +97,9 @@ class LayQueue:
 
     def take(self, t: int, seat: int) -> None:
         pass  # the engine already knows who won; the camera's `cleared` only says time passed
+
+    def lift(self, t: int, seat: int, card: Card) -> None:
+        pass  # the engine already took it back
 
     def reports(self, until: int) -> Iterator[tuple[int, Event]]:
         while self._queue and self._queue[0][0] <= until:
@@ -139,6 +146,9 @@ class CameraStage:
 
     def take(self, t: int, seat: int) -> None:
         self.camera.take(t, seat)
+
+    def lift(self, t: int, seat: int, card: Card) -> None:
+        self.camera.lift(t, seat, card)
 
     def missed(self, now: int) -> list[tuple[int, Card]]:
         """The cards that came to rest well before `now` and were never reported: (rest, card)."""
@@ -270,6 +280,9 @@ class DemoTable:
             seat = laid.seat if laid is not None else event.seat
             if seat is not None:
                 self.stage.lay(event.t, event.card, seat, event.seat)
+        for r in play.rulings:
+            if type(r) is TakeBack:  # the seat reaches for its card and takes it back
+                self.stage.lift(r.t + self.rng.randint(*LIFT_US), r.seat, r.card)
         won = [r for r in play.rulings if type(r) is StackWon]
         if play.state.deferred is not None:
             won.append(play.state.deferred.won)  # the cards change hands at the press

@@ -85,7 +85,7 @@ SETTLE_FRAMES = 2  # still frames after a rest before the next hand: the watcher
 MIN_VISIT_FRAMES = 2  # the fewest frames with a hand: one coming in, one going out
 ROUND_THE_TABLE = ("bottom", "left", "top", "right")
 _LONG_SIDES_FIRST = ("bottom", "top", "left", "right")  # a 4:3 frame's long edges take extra seats
-Kind = Literal["lay", "take"]
+Kind = Literal["lay", "take", "lift"]
 
 
 def default_sides(seats: int) -> dict[int, str]:
@@ -357,6 +357,9 @@ class TableCamera:
         self._next = 0  # the next frame to render
         self._scene = self._table.copy()  # the table and the pile, before light and lens
         self._pile = np.zeros((h, w), np.uint8)  # 255 where a card of the pile lies
+        # The pile's lays since the last take, each with the scene and pile from before it: a card
+        # lifted off the top leaves the pile as it was.
+        self._laid: list[tuple[np.ndarray, np.ndarray, _Visit]] = []
         self._sprites: dict[str, Sprite] = {}
         self._developed: np.ndarray | None = None  # the still scene through light and lens
         self._stills: dict[int, np.ndarray] = {}  # ... exposed, per noise variant
@@ -386,6 +389,12 @@ class TableCamera:
         frame at or after `t_us` (or later, see the module's timing rule). Returns that rest as
         planned now, as `lay` does."""
         return self._plan("take", t_us, seat, None, self._centre, 0.0, 0.0)
+
+    def lift(self, t_us: int, seat: int, card: Card) -> Shown:
+        """`seat` picks `card` back up off the top of the pile (a card taken back); the pile is as it
+        was before that card came, the hand gone, in the first frame at or after `t_us` (the
+        module's timing rule). A card no longer on top by then (another was laid on it) stays."""
+        return self._plan("lift", t_us, seat, card, self._centre, 0.0, 0.0)
 
     @property
     def shown(self) -> list[Shown]:
@@ -465,18 +474,28 @@ class TableCamera:
         p, coming = self._hand(visit, k)
         if not coming and not visit.let_go:
             self._let_go(visit)
-        image = (
-            self._lay_frame(visit, p, coming)
-            if visit.shown.kind == "lay"
-            else self._take_frame(visit, p, coming)
-        )
+        kind = visit.shown.kind
+        if kind == "lay":
+            image = self._lay_frame(visit, p, coming)
+        elif kind == "lift":
+            image = self._lift_frame(visit, p, coming)
+        else:
+            image = self._take_frame(visit, p, coming)
         return self._shoot(image, self._next_variant())
 
     def _let_go(self, visit: _Visit) -> None:
         """The hand lets go of its card or has the pile in hand: the scene under it from now on is the
         rest's (so a frame of the hand going out is shot as the change from the still scene it leaves)."""
         visit.let_go = True
-        if visit.shown.kind == "lay":
+        if visit.shown.kind == "lift":
+            top = self._laid[-1] if self._laid else None
+            if top is None or top[2].shown.card != visit.shown.card:
+                return  # the card is not on top any more: the hand comes and goes
+            self._scene, self._pile, laid = self._laid.pop()
+            visit.pile = (self._sprite(laid), laid.drop)  # what the hand carries away
+            visit.angle = laid.angle
+        elif visit.shown.kind == "lay":
+            self._laid.append((self._scene, self._pile.copy(), visit))  # for a lift: the pile before it
             self._scene = self._scene.copy()
             sprite = self._sprite(visit)
             paste_sprite(self._scene, sprite, *visit.drop)
@@ -487,6 +506,7 @@ class TableCamera:
         else:
             self._scene = self._table.copy()
             self._pile[:] = 0
+            self._laid.clear()
         self._developed = None
         self._stills.clear()
 
@@ -522,6 +542,26 @@ class TableCamera:
         if visit.shadow is None:
             visit.shadow = _shadow(self._sprite(visit)[1], 0.3)  # held up: fainter than on the table
         _carry(frame, self._sprite(visit, (1 - p) * visit.swing), at[0], at[1], visit.shadow)
+        return draw_hand(frame, visit.side, p, target=target, look=look)
+
+    def _lift_frame(self, visit: _Visit, p: float, coming: bool) -> np.ndarray:
+        """The hand reaches for the top card and carries it back to the seat."""
+        _, d = hand_fingertip(visit.side, 0.0, self.size, (0.0, 0.0))
+        look = self._looks[visit.shown.seat]
+        if visit.target is None:
+            top = self._laid[-1][2] if self._laid else None
+            drop = top.drop if top is not None else self._centre
+            visit.target = drop - d * 0.3 * self.card_width * ASPECT
+        target = (float(visit.target[0]), float(visit.target[1]))
+        if coming or visit.pile is None:
+            return draw_hand(self._scene, visit.side, p, target=target, look=look)
+        tip, _ = hand_fingertip(visit.side, p, self.size, target)
+        sprite, centre = visit.pile
+        at = centre + (tip - visit.target)  # the card moves with the fingertips
+        frame = self._scene.copy()
+        if visit.shadow is None:
+            visit.shadow = _shadow(sprite[1], 0.3)
+        _carry(frame, sprite, at[0], at[1], visit.shadow)
         return draw_hand(frame, visit.side, p, target=target, look=look)
 
     def _take_frame(self, visit: _Visit, p: float, coming: bool) -> np.ndarray:

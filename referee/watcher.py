@@ -219,6 +219,7 @@ class PileWatcher:
         self.settles = 0
         self.unread = 0  # settles with a change the recogniser could not read for sure: asked
         self.nudges = 0  # settles where the card on top was the one already reported
+        self.lifts = 0  # settles where the top card was picked back up (the one under it on top)
         self._full_size: tuple[int, int] | None = None  # (w, h) of the full frames
         self.reset()
 
@@ -228,7 +229,7 @@ class PileWatcher:
         self._ref: np.ndarray | None = None
         self._empty: np.ndarray | None = None
         self._pile: np.ndarray | None = None  # where cards have changed the picture since the last clear
-        self._top: Card | None = None
+        self._laid: list[Card | None] = []  # the cards reported since the last clear (None: asked)
         self._noise = 1.0  # mean absolute frame-to-frame difference of a quiet scene
         self._run = 0  # frames in the current still run
         self._run_t = 0
@@ -471,7 +472,7 @@ class PileWatcher:
         if self._is_cleared():
             events.append(WatchCleared(t))
             self._pile = None
-            self._top = None
+            self._laid.clear()
             self._empty = self._cur.copy()
         else:
             hint = self._new_card_area(parked)
@@ -507,15 +508,23 @@ class PileWatcher:
         p, self._pending = self._pending, None
         if p is None:
             return []
-        if p.card is not None and p.card == self._top:
+        laid = self._laid
+        if p.card is not None and laid and p.card == laid[-1]:
             self.nudges += 1  # the card on top, moved: read surely or not, nothing was laid
             return []
-        if not p.sure or p.confidence < self.min_confidence:
+        sure = p.sure and p.confidence >= self.min_confidence
+        if sure and len(laid) >= 2 and p.card == laid[-2]:
+            # The card under the top one is on top again: the top card was picked back up (a card
+            # laid out of turn and taken back). Nothing was laid; the referee already took it back.
+            laid.pop()
+            self.lifts += 1
+            return []
+        if not sure:
             # Never dropped, never guessed: the table is asked what was laid (if anything).
             self.unread += 1
-            self._top = None
+            laid.append(None)
             return [WatchAsk(p.t_us, p.card, p.confidence, p.seat, _crop(p.image, p.mask))]
-        self._top = p.card
+        laid.append(p.card)
         return [WatchLay(p.t_us, p.card, p.confidence, p.seat)]
 
     def _new_card_area(self, parked: bool = False) -> np.ndarray | None:

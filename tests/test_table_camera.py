@@ -301,3 +301,35 @@ def test_a_frame_shot_by_its_change_is_the_frame_shot_whole(size, blur, jpeg):
                 lens.shoot_change(image, base, developed, shot, variant), lens.shoot(image, variant)
             )
     assert lens.shoot_change(base, base, developed, shot, 2) is shot
+
+
+def test_a_card_taken_back_is_lifted_off_the_pile_and_the_watcher_reports_nothing_for_it(recogniser):
+    """A card laid out of turn and taken back: the seat's hand picks it up and the pile is as it
+    was before it came; the watcher sees the card under it on top again, a lift, not a lay."""
+    rng = np.random.default_rng(11)
+    camera = TableCamera(3, rng)
+    seven, queen, two = (SUITED[i] for i in (6, 24, 40))
+    events: list[Event] = [("lay", 1_000_000, seven, 0), ("lay", 1_600_000, queen, 1)]
+    frames: list[Frame] = []
+    for event in events:
+        frames += camera.frames_ready(event[1])
+        tell(camera, event)
+    frames += camera.frames_ready(2_000_000)
+    camera.lift(2_000_000, 1, queen)
+    frames += camera.frames_ready(2_700_000)
+    camera.lay(2_700_000, two, 2)
+    frames += camera.finish()
+    assert [(s.kind, s.card) for s in camera.shown] == [
+        ("lay", seven),
+        ("lay", queen),
+        ("lift", queen),
+        ("lay", two),
+    ]
+    # After the lift, before the next hand: the still pile is the one from before the queen.
+    lift_rest = frame_at_or_after(camera.shown[2].t_us, FPS)
+    seven_rest = frame_at_or_after(camera.shown[0].t_us, FPS)
+    before = frames[seven_rest + 1].image.astype(int)  # the seven alone, still
+    after = frames[lift_rest + 1].image.astype(int)
+    assert np.abs(after - before).mean() < 3  # the same scene, another frame's noise
+    got = watch(frames, camera.watcher_sides, recogniser)
+    assert [(e.card, e.seat) for e in got if type(e) is WatchLay] == [(seven, 0), (queen, 1), (two, 2)]
