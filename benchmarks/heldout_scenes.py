@@ -691,9 +691,9 @@ def scene(
     return Scene(image, top, corners, frozenset(conditions), float(side), tilt)
 
 
-def calibration_photo(deck: str, code: str, rng: np.random.Generator) -> np.ndarray:
+def calibration_photo(deck: str, code: str, rng: np.random.Generator) -> Scene:
     """One card alone on a plain table, held square-ish under the camera: the photos
     `referee calibrate deck --images DIR` takes (one per card, named by its code)."""
     table = ("felt", "wood", "dark")[int(rng.integers(3))]
     look = Look(kind="single", size="typical", table=table, max_tilt=8.0, effects=False)
-    return scene(deck, code, rng, look).image
+    return scene(deck, code, rng, look)
