@@ -14,7 +14,9 @@ b. the shipped recogniser (built-in model, no profile) and calibrated (a profile
 c. the old own-renderer figures (benchmarks/bench_vision.py, its tuning data) beside them;
 d. how far its confidence can be trusted: readings at or above each threshold and how many
    are wrong, chosen on one split (decks and seeds) and graded on another;
-e. refusals: indices it does not know (Dutch B/V/H, non-English courts, jokers).
+e. refusals: indices it does not know (Dutch B/V/H, non-English courts, jokers);
+f. watch sequences: 52 cards laid at 30 fps by hands from 2 to 4 seats, through the
+   pile watcher and the recogniser as `referee watch` runs them.
 Plain script: prints figures, asserts nothing.
 """
 
@@ -37,11 +39,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import heldout_scenes as hs
 
+from hardware.camera import Frame
 from referee import card_index
 from referee.card_themes import available_themes
 from referee.cards import JOKER_CODE
 from referee.index_model import GlyphNet, load_model
 from referee.recognise import Profile, Reading, Recogniser
+from referee.watcher import PileWatcher, WatchLay
 
 ROOT = Path(__file__).resolve().parent.parent
 # The themes the shipped model holds out, but which were used to design and tune the recogniser
@@ -430,25 +434,107 @@ def figure_own_renderer(samples: int, seed: int) -> None:
     bench_vision.figure_accuracy(samples, seed)
 
 
+# ---- f. Watch sequences --------------------------------------------------------------------------
+
+WATCH = (("stroke_sans", 2), ("stroke_bold", 3), ("gnomangelo", 4))  # decks never used, and seats
+FPS = 30
+STAMP_TOLERANCE = 2  # frames: a lay stamped this close to a true rest is that rest's lay
+
+
+def figure_watch(sequences: int, lays: int, seed: int, command: str) -> None:
+    print(f"\nf. Watch sequences: {lays} cards laid in turn at {FPS} fps by hands from 2 to 4 seats' sides,")
+    print("   cards 150-230 px wide in 1280x720, camera tilted to 15 deg, one table and lamp per clip,")
+    print(
+        "   through PileWatcher and the built-in recogniser (the cards seen so far passed as `watch` does)."
+    )
+    print(f"   measured by: {command}")
+    print(
+        f"  {'deck':<16}{'seats':>6}{'table':>8}{'lays':>6}{'missed':>8}{'wrong':>7}{'extra':>7}"
+        f"{'wrong seat':>12}"
+    )
+    totals = [0, 0, 0, 0, 0]
+    for k, (deck, seats) in enumerate(WATCH[:sequences]):
+        if deck not in hs.OWN_DECKS and deck not in available_themes():
+            continue
+        rng = np.random.default_rng([seed, 6, k])
+        codes = [str(c) for c in rng.permutation(hs.english_codes(deck))[:lays]]
+        clip = hs.lay_sequence(deck, codes, seats, rng)
+        recogniser, seen = Recogniser(), set()
+        watcher = PileWatcher(
+            lambda image, mask, seen=seen, r=recogniser: r.recognise(image, mask, frozenset(seen)),
+            sides=clip.sides,
+        )
+        got: list[WatchLay] = []
+        for index, image in enumerate(clip.frames()):
+            for event in watcher.feed(Frame(image, round(index * 1e6 / FPS), index)):
+                if type(event) is WatchLay:
+                    got.append(event)
+                    seen.add(event.card.code)
+        got += [e for e in watcher.finish() if type(e) is WatchLay]
+        matched: set[int] = set()
+        wrong = extra = seat_wrong = 0
+        for lay in got:
+            stamped = round(lay.t_us * FPS / 1e6)
+            hit = next(
+                (
+                    j
+                    for j, t in enumerate(clip.lays)
+                    if j not in matched and abs(t.rest - stamped) <= STAMP_TOLERANCE
+                ),
+                None,
+            )
+            if hit is None:
+                extra += 1
+                continue
+            matched.add(hit)
+            wrong += lay.card.code != clip.lays[hit].code
+            seat_wrong += lay.seat != clip.lays[hit].seat
+        missed = len(clip.lays) - len(matched)
+        print(
+            f"  {deck:<16}{seats:>6}{clip.table:>8}{len(codes):>6}{missed:>8}{wrong:>7}{extra:>7}"
+            f"{seat_wrong:>12}"
+        )
+        for i, v in enumerate((len(codes), missed, wrong, extra, seat_wrong)):
+            totals[i] += v
+    n, missed, wrong, extra, seat_wrong = totals
+    print(
+        f"  all: missed {pct(missed, n)}, wrong {pct(wrong, n)}, extra {extra}, wrong or no seat {seat_wrong}"
+    )
+    print(
+        f"  missed: a lay with no report within {STAMP_TOLERANCE} frames of its rest; wrong: read as another"
+    )
+    print("  card; extra: a report at no lay. Goal (issue 18): no lay missed, none wrong.")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="few scenes: a few minutes")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--full-loto", action="store_true", help="folds at the shipped model's budget")
+    parser.add_argument("--figures", default="abcdef", help="which figures, e.g. 'f' (default: all)")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     started = time.perf_counter()
     command = " ".join([".venv/bin/python", "benchmarks/bench_heldout.py", *(argv or sys.argv[1:])])
     loto_n, deck_n, own_n, refuse_n = (6, 20, 10, 10) if args.quick else (30, 60, 20, 20)
+    watch_clips, watch_lays = (1, 26) if args.quick else (3, 52)
     print("Held-out recogniser benchmark (issue 18)")
     print(f"  command : {command}")
     print(f"  training code hash (fold cache key): {training_hash()}")
     load_model()
-    figure_loto(loto_n, args.seed, FULL_BUDGET if args.full_loto else FOLD_BUDGET, command)
-    readings = figure_decks(deck_n, args.seed, command)
-    figure_own_renderer(own_n, args.seed)
-    figure_confidence(readings, command)
-    figure_refusal(refuse_n, args.seed, command)
+    want = set(args.figures)
+    if "a" in want:
+        figure_loto(loto_n, args.seed, FULL_BUDGET if args.full_loto else FOLD_BUDGET, command)
+    if want & {"b", "d"}:
+        readings = figure_decks(deck_n, args.seed, command)
+    if "c" in want:
+        figure_own_renderer(own_n, args.seed)
+    if "d" in want:
+        figure_confidence(readings, command)
+    if "e" in want:
+        figure_refusal(refuse_n, args.seed, command)
+    if "f" in want:
+        figure_watch(watch_clips, watch_lays, args.seed, command)
     print(f"\nrun time: {time.perf_counter() - started:.0f} s")
     return 0
 

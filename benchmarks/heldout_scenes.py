@@ -697,3 +697,213 @@ def calibration_photo(deck: str, code: str, rng: np.random.Generator) -> Scene:
     table = ("felt", "wood", "dark")[int(rng.integers(3))]
     look = Look(kind="single", size="typical", table=table, max_tilt=8.0, effects=False)
     return scene(deck, code, rng, look)
+
+
+# Watch sequences -----------------------------------------------------------------------------------
+
+SEAT_SIDES = {2: ("bottom", "top"), 3: ("bottom", "left", "top"), 4: ("bottom", "left", "top", "right")}
+_OUT = {
+    "bottom": (0.0, 1.0),
+    "top": (0.0, -1.0),
+    "left": (-1.0, 0.0),
+    "right": (1.0, 0.0),
+}  # towards the seat
+_SRGB_LUT = (255.0 * np.power(np.linspace(0, 1, 4096), 1 / 2.2) + 0.5).astype(np.uint8)
+
+
+@dataclass(frozen=True)
+class Lay:
+    rest: int  # the first frame with the card in place and the hand gone
+    code: str
+    seat: int
+
+
+@dataclass(frozen=True)
+class Sequence:
+    """A clip of cards laid one after another by hands from the seats' sides. `frames()` draws the
+    frames one at a time (a 52-card clip is about 1600 frames: too many to keep)."""
+
+    frames: object  # () -> Iterator[np.ndarray], BGR uint8
+    lays: list[Lay]  # each lay's rest, known once `frames()` has drawn it
+    sides: dict[str, int]  # frame edge -> seat, for the watcher
+    count: int  # frames in all
+    table: str
+
+
+def lay_sequence(
+    deck: str, codes: list[str], seats: int, rng: np.random.Generator, size: tuple[int, int] = FRAME
+) -> Sequence:
+    """`codes` laid in turn by `seats` players (2 to 4, one frame edge each) onto a pile, at 30 fps:
+    each hand carries its card in over 7-10 frames, lets go, withdraws over 5-7, and the pile then
+    lies still for 0.4-0.8 s. One lamp, camera and table for the whole clip; the sensor's noise
+    differs in every frame. Cards are 150-230 px wide at 1280x720, in proportion at other sizes."""
+    w, h = size
+    sides = SEAT_SIDES[seats]
+    m = tilt_homography(size, float(rng.uniform(0, 15)), float(rng.uniform(0, 360)), 1.1 * w)
+    table = TABLES[int(rng.integers(len(TABLES)))]
+    width = float(rng.uniform(150, 230)) * w / FRAME[0]
+    length = width * ASPECT
+    margin = w // 4
+    to_canvas = np.array([[1, 0, margin], [0, 1, margin], [0, 0, 1]], np.float64)
+    half = table_texture(table, ((h + 2 * margin) // 2, (w + 2 * margin) // 2), rng)
+    to_half = np.array([[0.5, 0, 0], [0, 0.5, 0], [0, 0, 1]]) @ to_canvas @ np.linalg.inv(m)
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    base = _to_linear(cv2.warpPerspective(half, to_half, size, flags=flags, borderMode=cv2.BORDER_REFLECT))
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    lamp = np.array([rng.uniform(0, 1) * w, rng.uniform(-0.3, 0.3) * h])
+    d2 = ((xx - lamp[0]) ** 2 + (yy - lamp[1]) ** 2) / (rng.uniform(0.8, 2.0) * w) ** 2
+    ambient = rng.uniform(0.25, 0.6)
+    light = ambient + (1 - ambient) / (1 + d2)
+    warm = rng.uniform(-0.2, 0.2)
+    gains = np.array([1 - warm, 1 + rng.uniform(-0.05, 0.05), 1 + warm], np.float32)
+    camera = (light / light.max())[..., None] * gains  # one multiplication per frame
+    exposure = rng.uniform(0.85, 1.0) / max(float(np.percentile((base * camera)[::4, ::4], 99.5)), 1e-3)
+    exposure = min(exposure, 1.6)  # a dark table is not lifted to white
+    radius = float(rng.uniform(0, 1.5))
+    full_well, read = rng.uniform(1000, 5000), rng.uniform(0.001, 0.006)
+    quality = int(rng.integers(70, 93))
+    shadow_dir = np.array([w / 2, h / 2]) - lamp
+    shadow_dir /= np.linalg.norm(shadow_dir) + 1e-6
+    skins = [
+        np.array(c, np.float32) for c in ((120, 160, 220), (90, 120, 170), (60, 80, 120), (140, 170, 210))
+    ]
+    sleeves = [np.array(c, np.float32) for c in ((60, 40, 30), (40, 40, 140), (30, 90, 30), (170, 170, 170))]
+    seat_look = [(skins[int(rng.integers(4))], sleeves[int(rng.integers(4))]) for _ in range(seats)]
+
+    plan = []
+    count = 20  # still frames first: the watcher learns the empty table
+    lays: list[Lay] = []  # filled in as the frames are drawn: a rest is where the hand has gone
+    for k, code in enumerate(codes):
+        seat = k % seats
+        out = np.array(_OUT[sides[seat]])
+        rest = (w / 2 + rng.normal(0, 0.12 * width), h / 2 + rng.normal(0, 0.12 * width))
+        # The card lies along its seat's way, turned a little.
+        angle = float(np.degrees(np.arctan2(out[0], out[1])) * -1 + rng.normal(0, 20))
+        carry, withdraw, still = int(rng.integers(7, 11)), int(rng.integers(5, 8)), int(rng.integers(12, 25))
+        plan.append((code, seat, rest, angle, carry, withdraw, still, rng.integers(1 << 31)))
+        count += carry + withdraw + still
+
+    def shoot(img: np.ndarray, noise: np.random.Generator) -> np.ndarray:
+        out_img = _defocus(img * camera, radius) * exposure
+        out_img += noise.standard_normal(out_img.shape, np.float32) * np.sqrt(
+            np.clip(out_img, 0, None) / full_well + read**2
+        )
+        coded = _SRGB_LUT[np.clip(out_img * 4095, 0, 4095).astype(np.uint16)]
+        ok, buf = cv2.imencode(".jpg", coded, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        assert ok
+        return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+    def place_card(
+        img: np.ndarray, face: np.ndarray, alpha_src: np.ndarray, cx: float, cy: float, angle: float
+    ) -> np.ndarray:
+        place = m @ _card_to_plane(face.shape, cx, cy, angle)
+        fh, fw = face.shape[:2]
+        quad = _apply(place, np.array([[0, 0], [fw, 0], [fw, fh], [0, fh]], np.float64))
+        pad = int(0.05 * width) + 4
+        x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int) - pad, 0)
+        x1, y1 = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + pad, [w, h])
+        if x1 <= x0 or y1 <= y0:
+            return quad
+        box = (int(x1 - x0), int(y1 - y0))
+        local = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64) @ place
+        alpha = cv2.warpPerspective(alpha_src, local, box, flags=cv2.INTER_LINEAR)
+        colour = cv2.warpPerspective(face, local, box, flags=cv2.INTER_LINEAR)
+        s = 0.02 * width
+        shade = _soft(
+            cv2.warpAffine(alpha, np.float32([[1, 0, shadow_dir[0] * s], [0, 1, shadow_dir[1] * s]]), box), s
+        )
+        roi = img[y0:y1, x0:x1]
+        roi *= (1 - 0.45 * shade)[..., None]
+        roi[:] = roi * (1 - alpha[..., None]) + colour * alpha[..., None]
+        return quad
+
+    def draw_hand(img: np.ndarray, at: np.ndarray, out: np.ndarray, seat: int) -> bool:
+        skin, sleeve = seat_look[seat]
+        mask = np.zeros((h, w), np.uint8)
+        arm = np.zeros((h, w), np.uint8)
+        far = at + out * 3 * max(w, h)
+        wrist = at + out * 0.45 * width
+        cv2.line(
+            arm,
+            tuple(int(v) for v in wrist + out * 0.6 * width),
+            tuple(int(v) for v in far),
+            255,
+            int(0.7 * width),
+        )
+        cv2.ellipse(
+            mask,
+            tuple(int(v) for v in at),
+            (int(0.42 * width), int(0.32 * width)),
+            float(np.degrees(np.arctan2(out[1], out[0]))),
+            0,
+            360,
+            255,
+            -1,
+        )
+        cv2.line(
+            mask,
+            tuple(int(v) for v in at),
+            tuple(int(v) for v in wrist + out * 0.7 * width),
+            255,
+            int(0.55 * width),
+        )
+        side = np.array([-out[1], out[0]])
+        for off in (-0.24, -0.08, 0.08, 0.24):
+            base = at + side * off * width
+            cv2.line(
+                mask,
+                tuple(int(v) for v in base),
+                tuple(int(v) for v in base - out * 0.45 * width),
+                255,
+                max(3, int(0.12 * width)),
+            )
+        both = np.maximum(mask, arm).astype(np.float32) / 255.0
+        shift = np.float32([[1, 0, shadow_dir[0] * 0.25 * width], [0, 1, shadow_dir[1] * 0.25 * width]])
+        shadow = _soft(cv2.warpAffine(both, shift, (w, h)), 0.15 * width)
+        img *= (1 - 0.5 * shadow)[..., None]
+        for part, colour in ((mask, skin), (arm, sleeve)):
+            a = cv2.GaussianBlur(part.astype(np.float32) / 255.0, (0, 0), 1.0)[..., None]
+            img[:] = img * (1 - a) + _to_linear(colour) * a
+        # In sight: a few pixels of the hand, or a shadow a camera can tell from the noise.
+        return bool(np.count_nonzero(both > 0.5) >= 4 or shadow.max() > 0.08)
+
+    def frames():
+        noise = np.random.default_rng(int(rng.integers(1 << 31)))
+        pile = base.copy()
+        index = 0
+        for _ in range(20):
+            yield shoot(pile, noise)
+            index += 1
+        for code, seat, rest, angle, carry, withdraw, still, _ in plan:
+            face_u8 = card_face(deck, code, width)
+            face = _to_linear(face_u8.astype(np.float32))
+            alpha_src = rounded_alpha(face.shape, 0.045 * face.shape[1])
+            out = np.array(_OUT[sides[seat]])
+            start = np.array(rest) + out * (0.5 * max(w, h) + length)
+            for f in range(carry):
+                t = 1 - (1 - (f + 1) / carry) ** 2  # slowing as it comes down
+                c = start + (np.array(rest) - start) * t
+                img = pile.copy()
+                quad = place_card(img, face, alpha_src, c[0], c[1], angle + (1 - t) * 25)
+                draw_hand(img, quad.mean(axis=0) + out * 0.45 * length, out, seat)
+                if f == carry - 1:
+                    place_card(pile, face, alpha_src, rest[0], rest[1], angle)  # let go: it lies there now
+                    rest_at = quad.mean(axis=0)
+                yield shoot(img, noise)
+                index += 1
+            rested = False
+            for f in range(withdraw):
+                img = pile.copy()
+                leave = 0.45 * length + (f + 1) / withdraw * (0.5 * max(w, h) + length)
+                if not draw_hand(img, rest_at + out * leave, out, seat) and not rested:
+                    lays.append(Lay(index, code, seat))  # the first frame with the hand gone
+                    rested = True
+                yield shoot(img, noise)
+                index += 1
+            if not rested:
+                lays.append(Lay(index, code, seat))
+            for _ in range(still):
+                yield shoot(pile, noise)
+                index += 1
+
+    return Sequence(frames, lays, {side: seat for seat, side in enumerate(sides)}, count, table)
