@@ -1,7 +1,7 @@
 """Held-out measurement of the card recogniser (issue 18): figures only on what never tuned it.
 
-    .venv/bin/python benchmarks/bench_heldout.py            (the full figures)
-    .venv/bin/python benchmarks/bench_heldout.py --quick    (a few minutes)
+    .venv/bin/python benchmarks/bench_heldout.py            (the full figures: about 35 minutes)
+    .venv/bin/python benchmarks/bench_heldout.py --quick    (about 10 minutes)
 
 Every scene comes from benchmarks/heldout_scenes.py, a generator written apart from the
 project's renderer (the generator that tunes is not the one that grades). In one run:
