@@ -21,6 +21,8 @@ bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench_service.py
 	$(BIN)/python benchmarks/bench_kiosk.py
 	$(BIN)/python benchmarks/bench_table_camera.py
+	$(BIN)/python benchmarks/bench_heldout.py
+	$(BIN)/python benchmarks/bench_demo_camera.py
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
