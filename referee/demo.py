@@ -358,14 +358,13 @@ def _play(
     console.print(summary_table(summary, state.hands, table.reactions, challenge))
     if stage is not None:
         waits = sorted(demo.answer_us)
-        waited = f", answered in {waits[0] / 1e6:.1f} to {waits[-1] / 1e6:.1f} s" if waits else ""
+        took = f" (after {waits[0] / 1e6:.1f} to {waits[-1] / 1e6:.1f} s)" if waits else ""
         console.print(
             Text(
-                f"Camera: {stage.read} lays read; {demo.questions} asked ({stage.asked} unsure readings, "
-                f"{demo.questions - stage.asked} impossible ones){waited}; "
-                f"{stage.wrong} read wrong and acted on and {stage.missed_lays} missed; "
-                f"{demo.corrections} corrected by the host.",
-                style="bold" if stage.wrong == 0 else "bold red",
+                f"Camera: {stage.read} lays read, {demo.questions} asked ({stage.asked} unsure, "
+                f"{demo.questions - stage.asked} impossible), {stage.wrong} read wrong, "
+                f"{stage.missed_lays} missed. The host answered or corrected {len(waits)}{took}.",
+                style="bold" if stage.wrong == 0 else "bold yellow",
             )
         )
     if table.stopped:
