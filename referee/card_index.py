@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 
 from .cards import JOKER_CODE, RANKS, SUITS
-from .index_model import glyph_features, load_model
+from .index_model import UNKNOWN, glyph_features, load_model
 
 _REDS = ("H", "D")
 _CORNER = (0.015, 0.24, 0.012, 0.36)  # x0, x1, y0, y1 as parts of the card
@@ -342,7 +342,8 @@ JOKER_SCORE = -2.0  # four rows down the corner spell JOKER, unless a card reads
 
 def _read_corner(warped: np.ndarray) -> dict[str, float] | None:
     """Log-likelihood-like scores for each code from one corner, or None when it holds no index:
-    the built-in model's log-probabilities of rank and suit, the suit weighed by the ink's colour."""
+    the built-in model's log-probabilities of rank and suit, the suit weighed by the ink's colour,
+    and of code UNKNOWN (`index_model.UNKNOWN`): glyphs that are no index of the deck."""
     parts = _index_parts(warped)
     if parts is None:
         return None
@@ -353,10 +354,16 @@ def _read_corner(warped: np.ndarray) -> dict[str, float] | None:
     rank_net, suit_net = load_model()
     rank_lp = dict(zip(rank_net.classes, rank_net.log_probs(rank_f)[0].tolist(), strict=True))
     suit_lp = dict(zip(suit_net.classes, suit_net.log_probs(suit_f)[0].tolist(), strict=True))
+    # How likely each glyph is none of the deck's (a Dutch B, the O of JOKER): the corner is then
+    # no card's, scored as code UNKNOWN against the cards (a model without the class has none).
+    not_rank, not_suit = rank_lp.pop(UNKNOWN, None), suit_lp.pop(UNKNOWN, None)
     for s in SUITS:
         if (s in _REDS) != red:
             suit_lp[s] -= COLOUR_PENALTY
     out = {r + s: rank_lp[r] + suit_lp[s] for r in RANKS for s in SUITS}
-    if n_rows >= 4:  # JOKER written down the corner
-        out[JOKER_CODE] = JOKER_SCORE
+    if not_rank is not None and not_suit is not None:
+        known = (1.0 - np.exp(not_rank)) * (1.0 - np.exp(not_suit))
+        out[UNKNOWN] = float(np.log(max(1.0 - known, 1e-12)))
+    if n_rows >= 4:  # JOKER written down the corner: its letters are no rank or suit, but a joker's
+        out[JOKER_CODE] = max(JOKER_SCORE, out.pop(UNKNOWN, JOKER_SCORE))
     return out

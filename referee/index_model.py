@@ -21,6 +21,9 @@ MODEL_VERSION = 1
 STRETCH = (16, 24)  # the glyph stretched to this box (w, h): shape regardless of proportions
 SQUARE = 20  # and kept in proportion on a square canvas: the proportions themselves
 FEATURES = STRETCH[0] * STRETCH[1] + SQUARE * SQUARE + 8
+# Each network's class for a glyph that is none of its own (a Dutch B, V or H where a rank should be,
+# the O of a joker's JOKER where a pip should be): a corner of such glyphs is refused, not named.
+UNKNOWN = "?"
 
 
 def _holes(crop: np.ndarray) -> list[float]:

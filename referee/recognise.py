@@ -27,7 +27,7 @@ from .card_outline import (
     warp_card,
 )
 from .cards import JOKER_CODE, Card, parse_card
-from .index_model import load_model
+from .index_model import UNKNOWN, load_model
 from .render import Placement, compose
 
 __all__ = ["WARP_SIZE", "Profile", "ProfileError", "Reading", "Recogniser", "find_top_card", "warp_card"]
@@ -42,6 +42,7 @@ _TOP_LEFT_UV = np.array(
 )  # its corners, as parts of the card across and down
 _INDEX_UV = np.concatenate([_TOP_LEFT_UV, 1.0 - _TOP_LEFT_UV])  # and the bottom-right index's
 SURE = 0.9  # a reading this likely is not read again from a grown outline
+SURE_AT = 0.99  # a reading this likely, both corners agreeing, is acted on (`is_sure`)
 WEAK = (0.5, 0.9)  # ... this likely, is read from nudged sides: built-in model, with a profile
 GROW = 1.05  # the grown outline, as a part of the one found
 NUDGE = (-0.05, 0.05, 0.1)  # one side moved out or in, as parts of the card across it
@@ -60,6 +61,9 @@ class Reading:
     confidence: float  # 0..1
     quad: np.ndarray | None = None  # 4 x 2 float corners in image coordinates
     ranked: tuple[tuple[str, float], ...] = field(default=())
+    # Sure enough to act on (`is_sure`, docs/vision.md): otherwise the table is asked.
+    sure: bool = False
+    agree: bool = False  # both index corners were read, and each alone named this card
 
 
 def _face(warped: np.ndarray) -> np.ndarray:
@@ -182,6 +186,19 @@ def _nudged(quad: np.ndarray) -> list[np.ndarray]:
 
 # The recogniser -----------------------------------------------------------------------------
 
+_Read = tuple[dict[str, float], float, "str | None"]  # scores, their log-sum, the corners' agreed code
+
+
+def _best_card(scores: dict[str, float]) -> float:
+    """The best score of a card (code UNKNOWN is no card's)."""
+    return max(v for k, v in scores.items() if k != UNKNOWN)
+
+
+def is_sure(confidence: float, agree: bool) -> bool:
+    """Whether a reading is sure enough to act on: both index corners named the card on their own,
+    and it is likelier than SURE_AT (chosen on the project's own renderer, tools/tune_sure.py)."""
+    return agree and confidence >= SURE_AT
+
 
 @cache
 def _warm_up() -> None:
@@ -202,22 +219,41 @@ def _warm_up() -> None:
 class Recogniser:
     """Reads the top card of a pile; a `Profile` makes it read that deck better."""
 
-    def __init__(self, profile: Profile | None = None) -> None:
+    def __init__(self, profile: Profile | None = None, jokers: bool = True) -> None:
+        """`jokers`: whether the deck has jokers (54 cards); in a 52-card game a joker's corner is
+        no card's, and is refused."""
         self.profile = profile
+        self.jokers = jokers
         load_model()  # now, not on the first card read (~10 ms): the watch loop reads within a frame
         _warm_up()
 
     def read_warped(self, warped: np.ndarray, corners: tuple[bool, bool] = (True, True)) -> dict[str, float]:
         """Scores per code (log-likelihoods, higher is likelier) for an upright card: the better of
         its two index corners (top-left, bottom-right: those `corners` in sight), and (with a
-        profile) how like the deck's own picture of it it is. Empty when nothing can be read."""
+        profile) how like the deck's own picture of it it is. Empty when nothing can be read.
+        Code UNKNOWN scores glyphs that are no index of the deck (a Dutch B, a joker's lettering
+        in a 52-card game)."""
+        return self._read(warped, corners)[0]
+
+    def _read(self, warped: np.ndarray, corners: tuple[bool, bool]) -> tuple[dict[str, float], str | None]:
+        """`read_warped`'s scores, and the code both corners named each on its own (None unless both
+        were read and agree): two readings of one card at its two ends, evidence for `is_sure`."""
         scores: dict[str, float] = {}
+        named = []
         for turned, seen in zip((False, True), corners, strict=True):
             # Turned by a copy, not a view: OpenCV copies a view of negative strides at every call.
             got = _read_corner(cv2.flip(warped, -1) if turned else warped) if seen else None
             if got:
+                if not self.jokers and JOKER_CODE in got:  # a joker's lettering is no card of this deck
+                    got[UNKNOWN] = max(got.pop(JOKER_CODE), got.get(UNKNOWN, -99.0))
+                named.append(max(got, key=got.__getitem__))
                 for k, v in got.items():
                     scores[k] = max(scores.get(k, -99.0), v)
+        agreed = named[0] if len(named) == 2 and named[0] == named[1] != UNKNOWN else None
+        return self._with_profile(warped, scores), agreed
+
+    def _with_profile(self, warped: np.ndarray, scores: dict[str, float]) -> dict[str, float]:
+        """The corners' scores with the profile's pictures weighed in (unchanged without one)."""
         p = self.profile
         if p is not None and len(p.face_codes):
             # Each card's own picture, allowed to sit a few px off. How much worse than the best
@@ -254,39 +290,37 @@ class Recogniser:
                     scores = {k: v + lift for k, v in scores.items()}
         return scores
 
-    def _surest(
-        self, image: np.ndarray, quads: list[np.ndarray], enough: float
-    ) -> tuple[dict[str, float], float]:
-        """The surest reading of the card (scores and their log-sum) from outlines tried in turn,
-        stopping at one likelier than `enough`; scores of two warps are not on one scale."""
-        scores: dict[str, float] = {}
-        norm = 0.0
+    def _surest(self, image: np.ndarray, quads: list[np.ndarray], enough: float) -> _Read:
+        """The surest reading of the card (scores, their log-sum, the corners' agreed code) from
+        outlines tried in turn, stopping at one likelier than `enough`; scores of two warps are not
+        on one scale."""
+        best: _Read = ({}, 0.0, None)
         for quad in quads:
             # Without a profile only the index corners are read: only they are warped.
             regions = None if self.profile is not None else corner_regions(WARP_SIZE)
-            got = self.read_warped(warp_card(image, quad, regions=regions), _in_sight(quad, image.shape))
+            got, agreed = self._read(warp_card(image, quad, regions=regions), _in_sight(quad, image.shape))
             if not got:
                 continue
             top = max(got.values())
             got_norm = float(np.log(np.exp(np.array(list(got.values())) - top).sum())) + top
-            if not scores or self._surer((got, got_norm), (scores, norm)):
-                scores, norm = got, got_norm
-            if self._likely(scores, norm) > enough:
+            if not best[0] or self._surer((got, got_norm), best[:2]):
+                best = (got, got_norm, agreed)
+            if self._likely(*best[:2]) > enough:
                 break
-        return scores, norm
+        return best
 
     @staticmethod
     def _likely(scores: dict[str, float], norm: float) -> float:
-        """How likely the best reading is."""
-        return float(np.exp(max(scores.values()) - norm))
+        """How likely the best card is (UNKNOWN, no card, is not one)."""
+        return float(np.exp(_best_card(scores) - norm))
 
     @classmethod
     def _surer(cls, a: tuple[dict[str, float], float], b: tuple[dict[str, float], float]) -> bool:
         """Whether reading a is surer than b: any reading beats glyphs unlike any card's."""
-        a_card, b_card = max(a[0].values()) >= MIN_SCORE, max(b[0].values()) >= MIN_SCORE
+        a_card, b_card = _best_card(a[0]) >= MIN_SCORE, _best_card(b[0]) >= MIN_SCORE
         return a_card > b_card or (a_card == b_card and cls._likely(*a) > cls._likely(*b))
 
-    def _read_outline(self, image: np.ndarray, quad: np.ndarray) -> tuple[dict[str, float], float]:
+    def _read_outline(self, image: np.ndarray, quad: np.ndarray) -> _Read:
         """The card read from its outline, and a doubtful reading again from a slightly larger warp:
         an outline found a little inside the card's edge cuts an index that sits close to it."""
         centre = quad.mean(axis=0)
@@ -294,14 +328,14 @@ class Recogniser:
 
     @classmethod
     def _card_odds(cls, scores: dict[str, float], norm: float) -> float:
-        """How likely the best reading is, 0 when there is none or it is unlike any card."""
-        return cls._likely(scores, norm) if scores and max(scores.values()) >= MIN_SCORE else 0.0
+        """How likely the best card is, 0 when there is none or it is unlike any card."""
+        return cls._likely(scores, norm) if scores and _best_card(scores) >= MIN_SCORE else 0.0
 
     def recognise(
         self, image: np.ndarray, hint_mask: np.ndarray | None = None, seen: frozenset[str] = frozenset()
     ) -> Reading:
         aspect = self.profile.aspect if self.profile else None
-        quick, sure, scores, norm = None, False, {}, 0.0
+        quick, sure, scores, norm, agreed = None, False, {}, 0.0, None
         if hint_mask is not None:
             # The change's own outline first, sure or not: when it reads surely, the search round
             # the change (tens of ms at 1280x720) would only find it again; when it is sure, the
@@ -311,7 +345,7 @@ class Recogniser:
             except cv2.error:
                 quick = None
             if quick is not None:
-                scores, norm = self._read_outline(image, quick)
+                scores, norm, agreed = self._read_outline(image, quick)
         quad = quick
         if not sure and self._card_odds(scores, norm) <= SURE:
             try:
@@ -321,26 +355,30 @@ class Recogniser:
             if quad is None:
                 return Reading(None, 0.0)
             if quick is None or not np.allclose(quad, quick, atol=0.5):
-                scores, norm = self._read_outline(image, quad)
+                scores, norm, agreed = self._read_outline(image, quad)
         # Still weak: a side may be astray, misplacing the index. Measured (docs/vision.md), the
         # built-in model is sure of a wrong card from a nudged outline more often than a deck's
         # own pictures are, so it is nudged only when a reading is no better than even odds.
         weak = WEAK[self.profile is not None]
         if self._card_odds(scores, norm) <= weak:
-            got, got_norm = self._surest(image, _nudged(quad), SURE)
+            got, got_norm, got_agreed = self._surest(image, _nudged(quad), SURE)
             if got and (not scores or self._surer((got, got_norm), (scores, norm))):
-                scores, norm = got, got_norm
+                scores, norm, agreed = got, got_norm, got_agreed
         if not scores:
             return Reading(None, 0.05, quad)
         ranked = sorted(scores.items(), key=lambda kv: -kv[1])[:5]
         best = ranked[0]
         pick = best
         if best[0] in seen:
-            runner = next(((c, s) for c, s in ranked[1:] if c not in seen), None)
+            runner = next(((c, s) for c, s in ranked[1:] if c not in seen and c != UNKNOWN), None)
             if runner is not None and best[1] - runner[1] < SEEN_MARGIN:
                 pick = runner
         conf = float(np.exp(pick[1] - norm))
         ranked_out = tuple((c, round(float(s), 4)) for c, s in ranked)
+        if pick[0] == UNKNOWN:
+            # Glyphs that are no index of this deck: refused, however like a card they are.
+            return Reading(None, min(self._card_odds(scores, norm), 0.2), quad, ranked_out)
         if pick[1] < MIN_SCORE:
             return Reading(None, min(conf, 0.2), quad, ranked_out)
-        return Reading(parse_card(pick[0]), conf, quad, ranked_out)
+        agree = agreed == pick[0]
+        return Reading(parse_card(pick[0]), conf, quad, ranked_out, is_sure(conf, agree), agree)

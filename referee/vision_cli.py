@@ -24,13 +24,14 @@ EXIT_CAMERA_LOST = 3  # the service restarts the camera on this one
 SIDES = ("bottom", "top", "left", "right")
 
 
-def _recogniser(profile_path: str | None) -> Any:
+def _recogniser(profile_path: str | None, deck: int = 54) -> Any:
+    """The recogniser; in a 52-card deck (`deck`) a joker's corner is refused, not read."""
     from .recognise import Profile, ProfileError, Recogniser
 
     if profile_path is None:
-        return Recogniser()
+        return Recogniser(jokers=deck == 54)
     try:
-        return Recogniser(Profile.load(profile_path))
+        return Recogniser(Profile.load(profile_path), jokers=deck == 54)
     except ProfileError as e:
         raise UserError(str(e)) from None
 
@@ -39,7 +40,7 @@ def cmd_recognize(args: argparse.Namespace, out: TextIO) -> int:
     """The top card of each frame: one JSON line per frame, a one-line error per bad frame."""
     from hardware.image_files import ImageFileError, read_image
 
-    recogniser = _recogniser(args.profile)
+    recogniser = _recogniser(args.profile, args.deck)
     failed = 0
     for name in args.frames:
         try:
@@ -53,6 +54,7 @@ def cmd_recognize(args: argparse.Namespace, out: TextIO) -> int:
             "frame": name,
             "card": reading.card.code if reading.card is not None else None,
             "confidence": round(reading.confidence, 3),
+            "sure": reading.sure,  # sure enough to act on; otherwise ask (docs/vision.md)
         }
         out.write(json.dumps(line) + "\n")
     return 2 if failed else 0
@@ -93,7 +95,9 @@ def cmd_watch(args: argparse.Namespace, out: TextIO) -> int:
 
     game = _game_line(args.game) if args.game else None
     sides = parse_sides(args.seats)
-    recogniser = _recogniser(args.profile)
+    # The deck: as --deck says, else as the game line says (52 cards unless it says 54), else any.
+    deck = args.deck or (game.get("deck", 52) if game is not None else 54)
+    recogniser = _recogniser(args.profile, deck)
     seen: set[str] = set()  # cards laid since the stack was last cleared: unlikely to come again
 
     def recognise(image: Any, mask: Any) -> Any:
@@ -141,6 +145,9 @@ def add_commands(sub: Any) -> None:
     )
     p.add_argument("frames", nargs="+", metavar="FRAME", help="image files")
     p.add_argument("--profile", help="a deck profile from `referee calibrate deck`")
+    p.add_argument(
+        "--deck", type=int, choices=(52, 54), default=54, help="52: a joker is refused (default 54: read)"
+    )
     p.set_defaults(run=cmd_recognize)
 
     p = sub.add_parser(
@@ -159,4 +166,10 @@ def add_commands(sub: Any) -> None:
         "--seats", help="which frame edge each seat's hand comes from: bottom=0,left=1,top=2,right=3"
     )
     p.add_argument("--profile", help="a deck profile from `referee calibrate deck`")
+    p.add_argument(
+        "--deck",
+        type=int,
+        choices=(52, 54),
+        help="52: a joker is refused (default: the --game line's deck, else a joker is read)",
+    )
     p.set_defaults(run=cmd_watch)

@@ -8,7 +8,7 @@ import pytest
 
 from referee.card_index import _index_parts, _read_corner
 from referee.cards import RANKS, SUITS
-from referee.index_model import FEATURES, MODEL_PATH, glyph_features, load_model
+from referee.index_model import FEATURES, MODEL_PATH, UNKNOWN, glyph_features, load_model
 from referee.render import draw_pip
 
 HELD_OUT = ("anglo", "tango", "simplistic", "paris", "bellot", "neoclassical")
@@ -16,7 +16,8 @@ HELD_OUT = ("anglo", "tango", "simplistic", "paris", "bellot", "neoclassical")
 
 def test_the_model_ships_with_the_package_and_was_never_shown_the_held_out_themes():
     rank, suit = load_model()
-    assert rank.classes == RANKS and suit.classes == SUITS
+    # Each with its class for glyphs that are none of its own (a Dutch B, the O of JOKER).
+    assert rank.classes == (*RANKS, UNKNOWN) and suit.classes == (*SUITS, UNKNOWN)
     with np.load(MODEL_PATH) as data:
         trained = {str(t) for t in data["trained_themes"]}
     assert trained and not trained & set(HELD_OUT)
@@ -72,3 +73,11 @@ def test_a_ten_stays_whole():
     card = _corner("10", False)
     scores = _read_corner(card)
     assert max(scores, key=scores.get) == "10S"
+
+
+@pytest.mark.parametrize("letter", ["B", "V", "H", "D", "O", "R"])
+def test_a_letter_that_is_no_rank_is_named_as_none(letter):
+    # Court letters of other decks (Dutch B V H, German D, an O or R): none of the 13 ranks.
+    net, _ = load_model()
+    log_probs = net.log_probs(glyph_features(_text(letter, cv2.FONT_HERSHEY_COMPLEX)))[0]
+    assert net.classes[int(np.argmax(log_probs))] == UNKNOWN

@@ -2,6 +2,7 @@
 
 import shutil
 
+import cv2
 import numpy as np
 import pytest
 
@@ -233,15 +234,17 @@ def test_deck_awareness_takes_the_runner_up_when_close(monkeypatch, recogniser):
     frame = single(parse_card("8C"), np.random.default_rng(3), angle=20, width=160)
     # Scores are log-likelihoods: 8S is 0.3 nats behind 8C, 3C far behind both.
     monkeypatch.setattr(
-        Recogniser, "read_warped", lambda self, w, corners=(True, True): {"8C": -0.2, "8S": -0.5, "3C": -5.0}
+        Recogniser,
+        "_read",
+        lambda self, w, corners=(True, True): ({"8C": -0.2, "8S": -0.5, "3C": -5.0}, None),
     )
     assert recogniser.recognise(frame).card.code == "8C"
     assert recogniser.recognise(frame, seen=frozenset({"8C"})).card.code == "8S"
     assert recogniser.recognise(frame, seen=frozenset({"8C", "8S"})).card.code == "8C"
     monkeypatch.setattr(
         Recogniser,
-        "read_warped",
-        lambda self, w, corners=(True, True): {"8C": -0.2, "8S": -0.2 - SEEN_MARGIN * 1.5},
+        "_read",
+        lambda self, w, corners=(True, True): ({"8C": -0.2, "8S": -0.2 - SEEN_MARGIN * 1.5}, None),
     )
     assert recogniser.recognise(frame, seen=frozenset({"8C"})).card.code == "8C"
 
@@ -385,3 +388,69 @@ def test_a_court_card_whose_picture_runs_to_its_edge_square_to_the_frame(recogni
     faces = theme_cards(theme, 250)
     frame = render.render_pile(placed, "dark", np.random.default_rng(seed), faces=faces, **CAMERA)
     assert recogniser.recognise(frame).card is parse_card("KD")
+
+
+# Indices that are no card of the deck ---------------------------------------------------------
+
+# Hershey fonts whose letters the index model never saw as "not a rank" (tools/train_index_model.py
+# trains on the others'), the italic ones included: the glyphs below are new to it.
+UNSEEN_FONTS = (
+    cv2.FONT_HERSHEY_PLAIN,
+    cv2.FONT_HERSHEY_COMPLEX,
+    cv2.FONT_HERSHEY_SIMPLEX | cv2.FONT_ITALIC,
+    cv2.FONT_HERSHEY_DUPLEX | cv2.FONT_ITALIC,
+)
+
+
+def lettered_face(letter: str, suit: str, font: int, width: int = 250) -> np.ndarray:
+    """A card face with `letter` as its index (a Dutch B, V or H, a German D), the suit's pip under
+    it, both corners, and a court picture's frame: drawn here, no artwork."""
+    height = round(width * 1.4)
+    face = np.full((height, width, 3), 250, np.uint8)
+    ink = (40, 30, 200) if suit in "HD" else (25, 25, 25)
+    corner = np.full_like(face, 250)
+    cx, top, h = 0.1 * width, 0.045 * height, 0.1 * height
+    render._put_text(corner, letter, (cx, top + h / 2), h, 0.15 * width, font, max(2, width // 60), ink)
+    render.draw_pip(corner, suit, (cx, top + h + 0.025 * height + 0.035 * height), 0.07 * height, ink)
+    face = np.minimum(corner, corner[::-1, ::-1])
+    cv2.rectangle(
+        face, (round(0.2 * width), round(0.12 * height)), (round(0.8 * width), round(0.88 * height)), ink, 2
+    )
+    return face
+
+
+def lettered_frame(letter: str, suit: str, font: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    faces = {"JS": lettered_face(letter, suit, font)}  # the face stands in for a card's
+    angle, width = float(rng.uniform(0, 360)), int(rng.integers(150, 260))
+    placed = [
+        render.Placement(parse_card("JS"), 320 + rng.normal(0, 10), 240 + rng.normal(0, 10), angle, width)
+    ]
+    return render.render_pile(placed, TABLES[seed % len(TABLES)], rng, faces=faces, **CAMERA)
+
+
+@pytest.mark.parametrize("font", UNSEEN_FONTS)
+def test_a_corner_lettered_with_a_rank_is_read(recogniser, font):
+    # The control for the next test: the same faces with an English index are read, so it is the
+    # letter that is refused there, not the face.
+    for k, (letter, suit) in enumerate((("K", "S"), ("Q", "H"), ("J", "C"), ("A", "D"))):
+        reading = recogniser.recognise(lettered_frame(letter, suit, font, k))
+        assert reading.card == parse_card(letter + suit), reading.ranked
+
+
+@pytest.mark.parametrize("font", UNSEEN_FONTS)
+def test_a_corner_lettered_with_no_rank_is_refused(recogniser, font):
+    # Dutch court cards (B, V, H), a German Dame (D): no rank of a 52-card deck, so no card,
+    # however like an 8 or a 0 the glyph is.
+    for k, (letter, suit) in enumerate((("B", "S"), ("V", "H"), ("H", "C"), ("D", "D"))):
+        reading = recogniser.recognise(lettered_frame(letter, suit, font, k))
+        assert reading.card is None, (letter, reading.ranked)
+        assert not reading.sure
+
+
+def test_a_joker_is_refused_in_a_52_card_game():
+    rng = np.random.default_rng(5)
+    frame = single(parse_card("JOKER"), rng, angle=30, width=200, **CAMERA)
+    assert Recogniser().recognise(frame).card == parse_card("JOKER")
+    reading = Recogniser(jokers=False).recognise(frame)
+    assert reading.card is None and not reading.sure, reading.ranked

@@ -72,8 +72,10 @@ def test_recognize_prints_the_top_card_of_each_frame_and_reports_bad_ones(tmp_pa
     bad.write_bytes(b"not an image")
     status, out, err = run(capsys, "recognize", str(good), str(bad))
     assert status == 2
-    assert json.loads(out) | {"confidence": 1} == {"frame": str(good), "card": "QS", "confidence": 1}
-    assert err == f"{bad}: not a JPEG, PNG, WebP or BMP image\n"
+    line = json.loads(out) | {"confidence": 1}
+    assert line == {"frame": str(good), "card": "QS", "confidence": 1, "sure": True}
+    assert err == f"{bad}: not a JPEG, PNG, WebP or BMP image
+"
 
 
 def test_calibrate_deck_learns_a_profile_that_recognize_uses(tmp_path, capsys):

@@ -13,10 +13,17 @@ what the recogniser will really see:
    fonts-liberation fonts-freefont-ttf fonts-dejavu-extra fonts-crosextra-carlito
    fonts-crosextra-caladea fonts-roboto fonts-open-sans fonts-linuxlibertine
    fonts-texgyre fonts-noto-core`) and OpenCV's Hershey fonts, with the renderer's pips;
-3. Debian's gnome-cards-data themes in TRAIN_THEMES (only the ranks whose index is the
-   English letter or number);
+3. Debian's gnome-cards-data themes in TRAIN_THEMES (the ranks whose index is the
+   English letter or number as themselves, the others, a German B or D, an Italian R,
+   as "not a rank");
 4. never the themes in HELD_OUT, nor their variants: those measure the model on decks
    it has not seen (benchmarks/bench_vision.py).
+
+Both networks have a class UNKNOWN ("?", not a rank, not a suit), trained on glyphs that
+are no index of a 52-card deck: other letters (a Dutch B, V or H, a German D, the O of a
+joker's JOKER read where a pip should be) from the system's fonts and half of OpenCV's
+Hershey fonts (the other half is kept for the tests), other decks' court letters, and
+scribbles; so that the reader refuses such a corner instead of naming the nearest rank.
 
 The network is a plain numpy MLP trained with Adam; the seed fixes everything.
 """
@@ -39,7 +46,7 @@ from referee.card_index import _index_parts
 from referee.card_outline import WARP_SIZE
 from referee.card_themes import available_themes, theme_cards
 from referee.cards import RANKS, SUITS, deck
-from referee.index_model import MODEL_PATH, GlyphNet, glyph_features, save_model
+from referee.index_model import MODEL_PATH, UNKNOWN, GlyphNet, glyph_features, save_model
 from referee.render import STYLES, draw_card, draw_pip
 
 NUMBERS = tuple(str(n) for n in range(2, 11))
@@ -62,6 +69,12 @@ TRAIN_THEMES: dict[str, tuple[str, ...]] = {
 # Measured as unseen: never trained on, nor their look-alikes (anglo_*, gnomangelo*, tango_nuevo,
 # neoclassical_4_color).
 HELD_OUT = ("anglo", "tango", "simplistic", "paris", "bellot", "neoclassical")
+# Letters that are no rank of a 52-card deck: other decks' court letters (Dutch B V H, German B D,
+# an O, R or C), and the rest, so that the network learns a rank's own shape, not the nearest one.
+NOT_RANKS = tuple("BCDEFGHILMNOPRSTUVWXYZ")
+# Hershey fonts whose letters are trained on as not a rank; the others' letters are the tests'
+# (tests/test_card_index.py), glyphs the network never saw as negatives.
+HERSHEY_NEGATIVE = (0, 2, 4, 6)
 RED = (40, 30, 200)
 CACHE = Path.home() / ".cache" / "referee" / "train-fonts"
 
@@ -248,6 +261,49 @@ def flat_top_three(rng: np.random.Generator) -> np.ndarray:
     return img[y : y + bh, x : x + bw]
 
 
+def negatives(
+    ranks: list[np.ndarray],
+    letters: list[np.ndarray],
+    pips: dict,
+    rng: np.random.Generator,
+    data: dict,
+    n: int,
+) -> None:
+    """`n` corners whose rank is a letter that is no rank (a Dutch B, V or H), and `n` whose pip is
+    one (the O under a joker's J): glyphs the reader must refuse rather than name."""
+    if not letters:
+        return
+    for _ in range(n):
+        s = SUITS[int(rng.integers(4))]
+        pip = pips[s][int(rng.integers(len(pips[s])))]
+        card = compose_corner(letters[int(rng.integers(len(letters)))], pip, s in ("H", "D"), rng)
+        glyphs_of(card, UNKNOWN, s, rng, data, 1)
+        k = int(rng.integers(len(ranks)))
+        card = compose_corner(ranks[k], letters[int(rng.integers(len(letters)))], rng.random() < 0.5, rng)
+        glyphs_of(card, RANKS[k], UNKNOWN, rng, data, 1)
+
+
+def scribble(rng: np.random.Generator) -> np.ndarray:
+    """A mark that is no glyph: a few strokes and arcs, as a picture's bits beside an index look."""
+    w, h = int(rng.integers(40, 110)), 120
+    t = int(rng.integers(6, 16))
+    img = np.zeros((h + 2 * t, w + 2 * t), np.uint8)
+    for _ in range(int(rng.integers(1, 4))):
+        if rng.random() < 0.5:
+            p, q = rng.integers((t, t), (w + t, h + t), size=(2, 2))
+            cv2.line(img, (int(p[0]), int(p[1])), (int(q[0]), int(q[1])), 255, t)
+        else:
+            c = rng.integers((t, t), (w + t, h + t))
+            axes = (int(rng.integers(10, w // 2 + 11)), int(rng.integers(10, h // 2)))
+            a0 = int(rng.integers(0, 360))
+            cv2.ellipse(img, (int(c[0]), int(c[1])), axes, 0, a0, a0 + int(rng.integers(90, 300)), 255, t)
+    pts = cv2.findNonZero(img)
+    x, y, bw, bh = cv2.boundingRect(pts) if pts is not None else (0, 0, 0, 0)
+    if bh < 30 or bw < 8:  # too flat or thin for a glyph's place: draw another
+        return scribble(rng)
+    return img[y : y + bh, x : x + bw]
+
+
 def pip_glyph(suit: str) -> np.ndarray:
     img = np.zeros((140, 140), np.uint8)
     draw_pip(img, suit, (70, 70), 120, 255)
@@ -336,7 +392,8 @@ def main() -> None:
         faces = theme_cards(theme, 250)
         for card in cards:
             code = card.code
-            rank = code[:-1] if code[:-1] in TRAIN_THEMES[theme] else None
+            # A court letter of another language (B, D, R ...) is no rank of this game.
+            rank = code[:-1] if code[:-1] in TRAIN_THEMES[theme] else UNKNOWN
             glyphs_of(_upright(faces[code]), rank, code[-1], rng, data, args.copies)
     print(f"+ {len(used)} Debian themes: {len(data['rank'][1])} rank glyphs", flush=True)
     text_fonts, suit_fonts = system_fonts()
@@ -352,6 +409,8 @@ def main() -> None:
             if any(g is None for g in glyphs):
                 continue
             fonts += 1
+            letters = [g for g in _font_sheet(family, weight, list(NOT_RANKS)) if g is not None]
+            negatives(glyphs, letters, pips, rng, data, 12)
             for r, g in zip(RANKS, glyphs, strict=True):
                 s = SUITS[int(rng.integers(4))]
                 pip = pips[s][int(rng.integers(len(pips[s])))]
@@ -368,6 +427,14 @@ def main() -> None:
                     g = tight_ten(g, rng)
                 card = compose_corner(g, pips[s][0], s in ("H", "D"), rng)
                 glyphs_of(card, r, s, rng, data, 1)
+    for font in HERSHEY_NEGATIVE:
+        for thickness in (2, 4, 6, 9):
+            ranks = [hershey_glyph(r, font, thickness) for r in RANKS]
+            negatives(ranks, [hershey_glyph(c, font, thickness) for c in NOT_RANKS], pips, rng, data, 6)
+    for _ in range(300):
+        s = SUITS[int(rng.integers(4))]
+        card = compose_corner(scribble(rng), pips[s][0], s in ("H", "D"), rng)
+        glyphs_of(card, UNKNOWN, s, rng, data, 1)
     for _ in range(150):
         s = SUITS[int(rng.integers(4))]
         card = compose_corner(flat_top_three(rng), pips[s][0], s in ("H", "D"), rng)
@@ -375,8 +442,10 @@ def main() -> None:
     print(f"+ {fonts} system fonts and Hershey: {len(data['rank'][1])} rank glyphs", flush=True)
     rank_x, rank_y = np.array(data["rank"][0], np.float32), data["rank"][1]
     suit_x, suit_y = np.array(data["suit"][0], np.float32), data["suit"][1]
-    rank_net = train(rank_x, rank_y, RANKS, 192, args.seed, args.epochs)
-    suit_net = train(suit_x, suit_y, SUITS, 64, args.seed, args.epochs)
+    unknown = sum(y == UNKNOWN for y in rank_y), sum(y == UNKNOWN for y in suit_y)
+    print(f"  of which not a rank: {unknown[0]}, not a suit: {unknown[1]}", flush=True)
+    rank_net = train(rank_x, rank_y, (*RANKS, UNKNOWN), 192, args.seed, args.epochs)
+    suit_net = train(suit_x, suit_y, (*SUITS, UNKNOWN), 64, args.seed, args.epochs)
     print(f"trained on {len(rank_y)} rank and {len(suit_y)} suit glyphs", flush=True)
     ra, sa = accuracy(rank_net, rank_x, rank_y), accuracy(suit_net, suit_x, suit_y)
     print(f"  training accuracy: rank {ra:.1%}, suit {sa:.1%}")
