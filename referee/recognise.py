@@ -18,6 +18,8 @@ import numpy as np
 from . import card_index, card_outline
 from .card_index import _read_corner, corner_regions
 from .card_outline import (
+    MAX_WIDTH,
+    MIN_WIDTH,
     WARP_SIZE,
     aspect_of,
     change_outline,
@@ -186,6 +188,17 @@ def _nudged(quad: np.ndarray) -> list[np.ndarray]:
 
 # The recogniser -----------------------------------------------------------------------------
 
+LEVEL_STEP = 2  # each pyramid level is this much smaller than the one before (INTER_AREA's fast path)
+LEVEL_REACH = 0.9  # a level is tried while a card MIN_WIDTH px wide there is this much of the frame's side
+NEAR_TOP = 0.7  # a card this much of MAX_WIDTH (or wider) may be a frame printed on a bigger card
+
+
+def _near_window_top(quad: np.ndarray, f: int) -> bool:
+    """Whether an outline found at pyramid level `f` (in frame px) is near the top of the search's
+    size window there: perhaps the frame printed on a card too big for that level."""
+    return float(side_lengths(quad).min()) >= NEAR_TOP * MAX_WIDTH * f
+
+
 _Read = tuple[dict[str, float], float, "str | None"]  # scores, their log-sum, the corners' agreed code
 
 
@@ -334,6 +347,41 @@ class Recogniser:
     def recognise(
         self, image: np.ndarray, hint_mask: np.ndarray | None = None, seen: frozenset[str] = frozenset()
     ) -> Reading:
+        """The top card, at any size: the outline search takes cards MIN_WIDTH to MAX_WIDTH px wide
+        (card_outline), so a frame is read as it is, then, when that finds no outline or one near
+        the top of that window (perhaps a frame printed on a bigger card), at every pyramid level (half
+        the size, a quarter ...) where a card could be: cards twice, four times ... as big are in
+        the window there. A level's reading is of its own pixels (warped from the level, not
+        sampled from the frame at a tenth of its pixels); its outline is mapped back."""
+        reading = self._recognise_level(image, hint_mask, seen)
+        h, w = image.shape[:2]
+        f = 1
+        tried = [reading]
+        # An outline well inside the window with an index read is the card's, read or refused:
+        # the next level would only read it again from fewer pixels. One with no index may be a
+        # frame printed on a bigger card.
+        while reading.quad is None or not reading.ranked or _near_window_top(reading.quad, f):
+            f *= LEVEL_STEP
+            if MIN_WIDTH * f > LEVEL_REACH * min(h, w):
+                break  # no card this big fits in the frame
+            small = cv2.resize(image, (w // f, h // f), interpolation=cv2.INTER_AREA)
+            mask = (
+                None
+                if hint_mask is None
+                else np.ascontiguousarray(hint_mask[: h // f * f : f, : w // f * f : f])
+            )
+            got = self._recognise_level(small, mask, seen)
+            # A level pixel is f frame pixels; its centre lies (f - 1) / 2 into them.
+            quad = None if got.quad is None else got.quad * f + (f - 1) / 2
+            reading = Reading(got.card, got.confidence, quad, got.ranked, got.sure, got.agree)
+            tried.append(reading)
+        # The surest card of those read: sure first, then likelier.
+        return max(tried, key=lambda r: (r.card is not None, r.sure, r.confidence))
+
+    def _recognise_level(
+        self, image: np.ndarray, hint_mask: np.ndarray | None, seen: frozenset[str]
+    ) -> Reading:
+        """The top card of a frame whose cards are in the outline search's size window."""
         aspect = self.profile.aspect if self.profile else None
         quick, sure, scores, norm, agreed = None, False, {}, 0.0, None
         if hint_mask is not None:

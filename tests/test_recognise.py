@@ -454,3 +454,35 @@ def test_a_joker_is_refused_in_a_52_card_game():
     assert Recogniser().recognise(frame).card == parse_card("JOKER")
     reading = Recogniser(jokers=False).recognise(frame)
     assert reading.card is None and not reading.sure, reading.ranked
+
+
+# Any scale ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("size", "width", "angle"),
+    [((1280, 720), 560, 90), ((1600, 1200), 800, 84), ((1600, 1200), 700, 15), ((2400, 1800), 1100, 92)],
+)
+def test_a_card_bigger_than_the_search_window_is_found_and_read(recogniser, size, width, angle):
+    # A low camera or a phone photo: the card more than MAX_WIDTH px wide (more than half the frame's
+    # short side in the last), found on a pyramid level and read from that level's pixels.
+    assert width > recognise.MAX_WIDTH
+    rng = np.random.default_rng(width)
+    card = SUITED[int(rng.integers(52))]
+    placed = [render.Placement(card, size[0] / 2 + rng.normal(0, 20), size[1] / 2, angle, width)]
+    frame = render.render_pile(placed, TABLES[width % 4], rng, size=size, **CAMERA)
+    reading = recogniser.recognise(frame)
+    assert reading.card is card, reading.ranked
+    # The outline is the card's own, in the frame's pixels: its short sides about `width` long.
+    assert abs(float(np.median(np.sort(recognise.side_lengths(reading.quad))[:2])) / width - 1) < 0.05
+
+
+def test_a_big_new_card_is_read_from_the_change_mask():
+    rng = np.random.default_rng(9)
+    table = render.table_surface("green_cloth", (1280, 720), rng)
+    under = render.Placement(parse_card("2C"), 600, 380, 80, 520)
+    before = render.compose([under], table)
+    after = render.compose([under, render.Placement(parse_card("KH"), 660, 350, 95, 540)], table)
+    mask = (np.abs(after.astype(int) - before).sum(axis=2) > 30).astype(np.uint8) * 255
+    reading = Recogniser().recognise(after, hint_mask=mask)
+    assert reading.card is parse_card("KH"), reading.ranked
