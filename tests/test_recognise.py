@@ -486,3 +486,40 @@ def test_a_big_new_card_is_read_from_the_change_mask():
     mask = (np.abs(after.astype(int) - before).sum(axis=2) > 30).astype(np.uint8) * 255
     reading = Recogniser().recognise(after, hint_mask=mask)
     assert reading.card is parse_card("KH"), reading.ranked
+
+
+# Sure enough to act on -------------------------------------------------------------------------
+
+
+def test_a_card_with_one_index_out_of_the_frame_is_not_sure(recogniser):
+    # One corner alone may be read surely and wrongly (a 6 for an 8 in a glare); both corners
+    # naming the card is the evidence that makes a reading sure.
+    rng = np.random.default_rng(11)
+    card = parse_card("8S")
+    placed = [render.Placement(card, 600, 240, 0, 200)]  # its right third, and the bottom-right index, off
+    frame = render.render_pile(placed, "green_cloth", rng, **CAMERA)
+    reading = recogniser.recognise(frame)
+    assert reading.card is card and not reading.agree and not reading.sure
+    assert recognise.is_sure(reading.confidence, True)  # sure but for the corner
+
+
+def test_sure_readings_of_a_seeded_sample_of_piles_are_right(recogniser):
+    # Piles of 1 to 4 cards of the project's styles, 100 to 320 px, any angle, with the camera's
+    # damage: what `tools/tune_sure.py` measures on 6000 frames, on 48 others.
+    rng = np.random.default_rng(77)
+    styles = list(render.STYLES.values())
+    sure = wrong = 0
+    for i in range(48):
+        width = int(rng.integers(100, 320))
+        cards = [SUITED[int(k)] for k in rng.choice(52, size=int(rng.integers(1, 5)), replace=False)]
+        placed = [
+            render.Placement(c, 320 + rng.normal(0, 20), 240 + rng.normal(0, 20), rng.uniform(0, 360), width)
+            for c in cards
+        ]
+        frame = render.render_pile(
+            placed, TABLES[i % 4], rng, style=styles[i % 4], glare=float(rng.uniform(0, 0.4)), **CAMERA
+        )
+        reading = recogniser.recognise(frame)
+        sure += reading.sure
+        wrong += reading.sure and reading.card is not cards[-1]
+    assert wrong == 0 and sure >= 36  # none wrong, and most acted on (77 % sure when tuned)
