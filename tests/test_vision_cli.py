@@ -78,6 +78,19 @@ def test_recognize_prints_the_top_card_of_each_frame_and_reports_bad_ones(tmp_pa
 "
 
 
+def test_recognize_refuses_a_joker_in_a_52_card_deck(tmp_path, capsys):
+    image = render_pile(
+        [Placement(parse_card("JOKER"), 320, 240, 30, 200)], "green_cloth", np.random.default_rng(5)
+    )
+    path = tmp_path / "joker.png"
+    cv2.imwrite(str(path), image)
+    status, out, _ = run(capsys, "recognize", str(path))
+    assert status == 0 and json.loads(out)["card"] == "JOKER"
+    status, out, _ = run(capsys, "recognize", "--deck", "52", str(path))
+    line = json.loads(out)
+    assert status == 0 and line["card"] is None and line["sure"] is False
+
+
 def test_calibrate_deck_learns_a_profile_that_recognize_uses(tmp_path, capsys):
     rng = np.random.default_rng(2)
     images = tmp_path / "deck"
