@@ -361,9 +361,15 @@ def _read_corner(warped: np.ndarray) -> dict[str, float] | None:
         if (s in _REDS) != red:
             suit_lp[s] -= COLOUR_PENALTY
     out = {r + s: rank_lp[r] + suit_lp[s] for r in RANKS for s in SUITS}
+    unknown = 0.0
     if not_rank is not None and not_suit is not None:
-        known = (1.0 - np.exp(not_rank)) * (1.0 - np.exp(not_suit))
-        out[UNKNOWN] = float(np.log(max(1.0 - known, 1e-12)))
-    if n_rows >= 4:  # JOKER written down the corner: its letters are no rank or suit, but a joker's
-        out[JOKER_CODE] = max(JOKER_SCORE, out.pop(UNKNOWN, JOKER_SCORE))
+        unknown = 1.0 - (1.0 - np.exp(not_rank)) * (1.0 - np.exp(not_suit))
+    if n_rows >= 4:  # JOKER written down the corner, unless a card reads more surely
+        # Its J over an O that is no pip is a joker's, not some unknown index: that share of the
+        # unknown's chance is the joker's.
+        joker = float(np.exp(rank_lp["J"] + not_suit)) if not_suit is not None else 0.0
+        out[JOKER_CODE] = max(JOKER_SCORE, float(np.log(max(joker, 1e-12))))
+        unknown -= min(joker, unknown)
+    if not_rank is not None and not_suit is not None:
+        out[UNKNOWN] = float(np.log(max(unknown, 1e-12)))
     return out

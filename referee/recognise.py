@@ -258,7 +258,7 @@ class Recogniser:
             got = _read_corner(cv2.flip(warped, -1) if turned else warped) if seen else None
             if got:
                 if not self.jokers and JOKER_CODE in got:  # a joker's lettering is no card of this deck
-                    got[UNKNOWN] = max(got.pop(JOKER_CODE), got.get(UNKNOWN, -99.0))
+                    got[UNKNOWN] = float(np.logaddexp(got.pop(JOKER_CODE), got.get(UNKNOWN, -99.0)))
                 named.append(max(got, key=got.__getitem__))
                 for k, v in got.items():
                     scores[k] = max(scores.get(k, -99.0), v)
