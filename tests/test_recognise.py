@@ -442,7 +442,9 @@ def test_a_corner_lettered_with_a_rank_is_read(recogniser, font):
 def test_a_corner_lettered_with_no_rank_is_refused(recogniser, font):
     # Dutch court cards (B, V, H), a German Dame (D): no rank of a 52-card deck, so no card,
     # however like an 8 or a 0 the glyph is.
-    for k, (letter, suit) in enumerate((("B", "S"), ("V", "H"), ("H", "C"), ("D", "D"))):
+    # An O, R or C of other decks too.
+    others = (("O", "S"), ("R", "H"), ("C", "C"))
+    for k, (letter, suit) in enumerate((("B", "S"), ("V", "H"), ("H", "C"), ("D", "D"), *others)):
         reading = recogniser.recognise(lettered_frame(letter, suit, font, k))
         assert reading.card is None, (letter, reading.ranked)
         assert not reading.sure
