@@ -43,7 +43,7 @@ import numpy as np
 from referee.cards import SUITED, Card, parse_card
 from referee.errors import UserError
 from referee.recognise import Profile, Recogniser
-from referee.watcher import PileWatcher, WatchLay
+from referee.watcher import PileWatcher, WatchAsk, WatchLay
 
 from .steps import Prompt
 
@@ -143,6 +143,10 @@ class DeckStep:
     def feed_frame(self, frame: Any) -> None:
         self._recent.append(frame)
         for event in self._watcher.feed(frame):
+            if type(event) is WatchAsk:
+                # Not sure enough for a game, but here the card asked for is known: the reading is
+                # weighed against it below (kept, asked about, or laid again), as a doubtful one.
+                event = WatchLay(event.t_us, event.guess, event.confidence, event.seat)  # type: ignore[arg-type]
             if self._prompt.waits == "clear" and (
                 type(event) is not WatchLay or event.card != self._prompt.asked
             ):

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.watcher import EDGES, PileWatcher, WatchLay
+from referee.watcher import EDGES, PileWatcher, WatchAsk, WatchLay
 
 from .steps import Prompt
 
@@ -59,7 +59,7 @@ class SeatsStep:
 
     def feed_frame(self, frame: Any) -> None:
         for event in self._watcher.feed(frame):
-            if type(event) is WatchLay:
+            if type(event) in (WatchLay, WatchAsk):  # any card laid: its hand's side is what counts
                 self._laid(event)
             elif self._prompt.waits == "clear":
                 self._ask()
@@ -81,7 +81,7 @@ class SeatsStep:
             text + " in the middle.", "card", (self._seat + 1, len(self.names)), seat=self._seat
         )
 
-    def _laid(self, lay: WatchLay) -> None:
+    def _laid(self, lay: WatchLay | WatchAsk) -> None:
         if self._prompt.waits != "card":
             return
         who = self.names[self._seat]

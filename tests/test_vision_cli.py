@@ -74,8 +74,7 @@ def test_recognize_prints_the_top_card_of_each_frame_and_reports_bad_ones(tmp_pa
     assert status == 2
     line = json.loads(out) | {"confidence": 1}
     assert line == {"frame": str(good), "card": "QS", "confidence": 1, "sure": True}
-    assert err == f"{bad}: not a JPEG, PNG, WebP or BMP image
-"
+    assert err == f"{bad}: not a JPEG, PNG, WebP or BMP image\n"
 
 
 def test_recognize_refuses_a_joker_in_a_52_card_deck(tmp_path, capsys):
