@@ -254,6 +254,7 @@ class DemoTable:
         self._order = 0
         self._pin_free = [0] * len(self.names)
         self._taken: set[tuple[int, int]] = set()
+        self._lifts: list[tuple[int, int, Card]] = []  # cards taken back, to lift: (when, seat, card)
 
     @property
     def questions(self) -> int:
@@ -275,14 +276,17 @@ class DemoTable:
     def _tell(self, play: Play) -> None:
         """What the stage sees of a play: the card laid (by whom), the stack swept away."""
         event = play.event
+        assert event is not None
+        seat = None
         if type(event) is Lay:
             laid = next((r for r in play.rulings if type(r) is Laid), None)
             seat = laid.seat if laid is not None else event.seat
-            if seat is not None:
-                self.stage.lay(event.t, event.card, seat, event.seat)
+        self._lift_before(event.t, seat)
+        if type(event) is Lay and seat is not None:
+            self.stage.lay(event.t, event.card, seat, event.seat)
         for r in play.rulings:
             if type(r) is TakeBack:  # the seat reaches for its card and takes it back
-                self.stage.lift(r.t + self.rng.randint(*LIFT_US), r.seat, r.card)
+                self._lifts.append((r.t + self.rng.randint(*LIFT_US), r.seat, r.card))
         won = [r for r in play.rulings if type(r) is StackWon]
         if play.state.deferred is not None:
             won.append(play.state.deferred.won)  # the cards change hands at the press
@@ -290,6 +294,17 @@ class DemoTable:
             if (r.t, r.seat) not in self._taken:
                 self._taken.add((r.t, r.seat))
                 self.stage.take(r.t + self.rng.randint(*PICKUP_US), r.seat)
+
+    def _lift_before(self, t: int, seat: int | None) -> None:
+        """The cards taken back whose lift is due by `t`, and the one `seat` takes back before it
+        lays again (a bot may lay the same card again at once: it picks it up first)."""
+        keep = []
+        for due, taker, card in self._lifts:
+            if due <= t or taker == seat:
+                self.stage.lift(min(due, t - 1), taker, card)
+            else:
+                keep.append((due, taker, card))
+        self._lifts = keep
 
     def _press(self, snap: Snap) -> None:
         for edge_t, pressed in press_edges(
@@ -398,6 +413,7 @@ class DemoTable:
                 self._deliver(event.t, pace, skip)
                 if type(event) is Snap:
                     self._press(event)
+            self._lift_before(1 << 62, None)
             last = max([self.clock.now_us(), *(e[0] for e in self._edges)])
             # One microsecond past the latency, so that a timer due at the bots' last event (a
             # claim hold that ends the game) is past the watermark and fires.
@@ -407,6 +423,8 @@ class DemoTable:
                 self.loop.put_lay(event)
                 self.loop.pump(self.clock.now_us())
                 self._flush()
+            for rest, _ in self.stage.missed(1 << 62):  # the last card never shown: the host adds it
+                self._correct(self.clock.now_us(), rest)
             while self._answers:  # the last questions answered, and judged past their answers
                 self._deliver(self._answers[-1][0] + LATENCIES_US["camera"] + 1, pace)
             self.loop.finish(ended)
