@@ -8,6 +8,7 @@ card not yet seen since the deck was dealt when two readings are close.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -50,6 +51,7 @@ GROW = 1.05  # the grown outline, as a part of the one found
 NUDGE = (-0.05, 0.05, 0.1)  # one side moved out or in, as parts of the card across it
 FACE_WEIGHT = 3.0  # nats for a card whose picture matches worse by the best match's own misfit
 FACE_FAIR, FACE_CLOSE = 0.9, 0.98  # correlations of the best match: no weight, full weight
+FIT_READINGS, FIT_SHARE = 16, 0.25  # the profile judged on the last 16 readings (8 at least): a quarter fit
 PROFILE_VERSION = 2
 
 
@@ -237,6 +239,10 @@ class Recogniser:
         no card's, and is refused."""
         self.profile = profile
         self.jokers = jokers
+        # Whether the profile's pictures matched the card read, per reading (the last few): a
+        # profile of another deck matches next to none (docs/vision.md, "A profile of another deck").
+        self._fits: deque[bool] = deque(maxlen=FIT_READINGS)
+        self._tops: list[float] = []
         load_model()  # now, not on the first card read (~10 ms): the watch loop reads within a frame
         _warm_up()
 
@@ -275,6 +281,7 @@ class Recogniser:
             face = _face(warped)
             sim = np.array([float(cv2.matchTemplate(face, t, cv2.TM_CCOEFF_NORMED).max()) for t in p.faces])
             top = float(sim.max())
+            self._tops.append(top)
             misfit = max(1.0 - top, 0.01)
             # A picture that matches nothing closely (the outline a little off, a hand's shadow)
             # says little: its weight fades out below a close match.
@@ -353,6 +360,7 @@ class Recogniser:
         the size, a quarter ...) where a card could be: cards twice, four times ... as big are in
         the window there. A level's reading is of its own pixels (warped from the level, not
         sampled from the frame at a tenth of its pixels); its outline is mapped back."""
+        self._tops.clear()
         reading = self._recognise_level(image, hint_mask, seen)
         h, w = image.shape[:2]
         f = 1
@@ -376,7 +384,26 @@ class Recogniser:
             reading = Reading(got.card, got.confidence, quad, got.ranked, got.sure, got.agree)
             tried.append(reading)
         # The surest card of those read: sure first, then likelier.
-        return max(tried, key=lambda r: (r.card is not None, r.sure, r.confidence))
+        best = max(tried, key=lambda r: (r.card is not None, r.sure, r.confidence))
+        if best.card is not None and self._tops:
+            self._fits.append(max(self._tops) >= FACE_FAIR)  # its picture, on the outline that fits best
+        return best
+
+    def profile_mismatch(self) -> str | None:
+        """Why the profile seems to be of another deck, once enough cards were read to tell
+        (None: it fits, no profile, or too few readings yet). With the right deck's profile, the
+        card read matches its picture in nearly every reading; with another deck's, in next to
+        none (measured: 100 % against 0 to 10 %)."""
+        fits = self._fits
+        if self.profile is None or len(fits) < FIT_READINGS // 2:
+            return None
+        matched = sum(fits)
+        if matched >= FIT_SHARE * len(fits):
+            return None
+        return (
+            f"its pictures match {matched} of the last {len(fits)} cards read: a profile of another "
+            "deck? (calibrate this deck: referee calibrate deck)"
+        )
 
     def _recognise_level(
         self, image: np.ndarray, hint_mask: np.ndarray | None, seen: frozenset[str]

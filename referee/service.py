@@ -623,6 +623,11 @@ def _feed_camera(
                             if offset is None:
                                 offset = clock.now_us() - frame.t_us
                             for item in watcher.feed(frame):
+                                why = recogniser.profile_mismatch()
+                                if why is not None:
+                                    # Every reading would be suspect: said once, then read as any deck.
+                                    note(f"camera profile {config.profile}: {why}; reading without it")
+                                    recogniser.profile = None
                                 t = item.t_us + offset
                                 if type(item) is WatchLay:
                                     seen.add(item.card.code)

@@ -57,6 +57,10 @@ def cmd_recognize(args: argparse.Namespace, out: TextIO) -> int:
             "sure": reading.sure,  # sure enough to act on; otherwise ask (docs/vision.md)
         }
         out.write(json.dumps(line) + "\n")
+    why = recogniser.profile_mismatch()
+    if why is not None:
+        print(f"{args.profile}: {why}", file=sys.stderr)
+        return 2
     return 2 if failed else 0
 
 
@@ -126,6 +130,11 @@ def cmd_watch(args: argparse.Namespace, out: TextIO) -> int:
         with source:
             for frame in black_frames_lose(source, source.name) if live else source:
                 emit(watcher.feed(frame))
+                why = recogniser.profile_mismatch()
+                if why is not None:  # every reading would be suspect: stop, having said why
+                    out.flush()
+                    print(f"{args.profile}: {why}", file=sys.stderr)
+                    return 2
         emit(watcher.finish())
     except CameraLost as e:
         emit(watcher.finish())

@@ -6,7 +6,8 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.cards import parse_card
+from referee.card_themes import available_themes, theme_cards
+from referee.cards import SUITED, parse_card
 from referee.cli import main
 from referee.render import STYLES, Placement, render_lay_sequence, render_pile
 from referee.script import adjudicate
@@ -136,3 +137,33 @@ def test_calibrate_deck_learns_a_profile_that_recognize_uses(tmp_path, capsys):
 def test_mistakes_get_one_line_and_exit_status_2(capsys, argv, words):
     status, _, err = run(capsys, *argv)
     assert status == 2 and err.count("\n") == 1 and words in err and "Traceback" not in err
+
+
+@pytest.mark.skipif(
+    not {"anglo", "paris"} <= set(available_themes()), reason="apt install gnome-cards-data librsvg2-bin"
+)
+def test_a_profile_of_another_deck_is_one_line_and_exit_2_once_enough_cards_say_so(tmp_path, capsys):
+    rng = np.random.default_rng(5)
+    anglo, paris = theme_cards("anglo", 250), theme_cards("paris", 250)
+    images = tmp_path / "anglo"
+    images.mkdir()
+    for card in SUITED:
+        photo = render_pile([Placement(card, 320, 240, 0, 200)], "wood", rng, faces=anglo)
+        cv2.imwrite(str(images / f"{card.code}.png"), photo)
+    profile = tmp_path / "anglo.npz"
+    assert run(capsys, "calibrate", "deck", "--images", str(images), "--out", str(profile))[0] == 0
+
+    def photos(faces, folder):
+        folder.mkdir()
+        for i in range(10):
+            card = SUITED[int(rng.integers(52))]
+            pile = [Placement(card, 320, 240, float(rng.uniform(0, 360)), 200)]
+            cv2.imwrite(str(folder / f"{i}.png"), render_pile(pile, "green_cloth", rng, faces=faces))
+        return sorted(str(p) for p in folder.iterdir())
+
+    status, out, err = run(capsys, "recognize", "--profile", str(profile), *photos(anglo, tmp_path / "a"))
+    assert status == 0 and err == ""
+    status, out, err = run(capsys, "recognize", "--profile", str(profile), *photos(paris, tmp_path / "p"))
+    assert status == 2 and len(out.splitlines()) == 10  # every photo's line stands
+    assert err.startswith(f"{profile}: its pictures match ") and "a profile of another deck?" in err
+    assert err.count("\n") == 1
