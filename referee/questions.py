@@ -61,19 +61,14 @@ class Judging:
 
     def items(self) -> list[Item]:
         """Everything taken since the game began, oldest first (a correction rewritten in)."""
-        out: list[Item] = []
-        cell = self.past
-        while cell is not None:
-            out.append(cell[0])
-            cell = cell[2]
-        out.reverse()
-        return out
+        return [item for item, _ in self._past()]
 
-    def _counts(self) -> list[int]:
-        out: list[int] = []
+    def _past(self) -> list[tuple[Item, int]]:
+        """Everything taken, oldest first, each with how many rulings it made final."""
+        out: list[tuple[Item, int]] = []
         cell = self.past
         while cell is not None:
-            out.append(cell[1])
+            out.append((cell[0], cell[1]))
             cell = cell[2]
         out.reverse()
         return out
@@ -150,7 +145,7 @@ def _correct(judging: Judging, named: Named) -> tuple[Judging, list[Ruling]]:
         ):
             at = i
             break
-    counts = judging._counts()
+    counts = [n for _, n in judging._past()]
     was = items[at].card if at is not None else None  # type: ignore[union-attr]
     if at is None:
         # A card the camera missed altogether: it goes in at its time, laid by the seat on turn.
