@@ -45,7 +45,7 @@ from referee.card_themes import available_themes
 from referee.cards import JOKER_CODE
 from referee.index_model import GlyphNet, load_model
 from referee.recognise import Profile, Reading, Recogniser
-from referee.watcher import PileWatcher, WatchLay
+from referee.watcher import PileWatcher, WatchAsk, WatchLay
 
 ROOT = Path(__file__).resolve().parent.parent
 # The themes the shipped model holds out, but which were used to design and tune the recogniser
@@ -349,6 +349,17 @@ def figure_confidence(readings: dict[str, list[tuple[str, Reading, hs.Scene]]], 
                     chosen = t
             (a1, w1, p1, u1), (a2, w2, p2, u2) = cells
             print(f"  {t:>11}{a1:>18}{w1:>7}{p1:>10.1f}{u1:>13.1f}{a2:>18}{w2:>7}{p2:>10.1f}{u2:>13.1f}")
+        cells = []
+        for split in ("tune", "test"):
+            rs = [(r, s) for who, r, s in readings[split] if who == reader]
+            acted = [(r, s) for r, s in rs if r.card is not None and r.sure]
+            wrong = sum(not correct(r, s) for r, s in acted)
+            per = 1000 * wrong / len(acted) if acted else 0.0
+            cells.append((f"{len(acted)}/{len(rs)}", wrong, per, 1000 * upper95(wrong, len(acted))))
+        (a1, w1, p1, u1), (a2, w2, p2, u2) = cells
+        # What the referee acts on: Reading.sure (both corners name the card, 0.99 likely: chosen on
+        # the own renderer, never on these scenes); the rest it asks the table.
+        print(f"  {'sure':>11}{a1:>18}{w1:>7}{p1:>10.1f}{u1:>13.1f}{a2:>18}{w2:>7}{p2:>10.1f}{u2:>13.1f}")
         if chosen is None:
             print(
                 "  no threshold keeps the tune split's wrong readings to 1 in 1000 (goal: at most 1 in 1000)"
@@ -357,7 +368,8 @@ def figure_confidence(readings: dict[str, list[tuple[str, Reading, hs.Scene]]], 
             print(
                 f"  chosen on tune (lowest with <= 1 in 1000 wrong): {chosen}; its test row above grades it"
             )
-    print("  acted on: readings of a card at or above the threshold, of all scenes; (95 % up to): the rate")
+    print("  acted on: readings of a card at or above the threshold, of all scenes; sure: the readings the")
+    print("  referee acts on (Reading.sure), the rest it asks; (95 % up to): the rate")
     print("  of wrong readings these counts still allow. Showing 1 in 1000 takes about 3000 readings acted")
     print("  on without a wrong one.")
 
@@ -374,9 +386,10 @@ def figure_refusal(n_per: int, seed: int, command: str) -> None:
         f"  {'deck':<22}{'foreign indices':<18}{'refused':>16}{'read as JOKER':>15}{'as its card':>13}"
         f"{'as another':>12}{'max conf.':>11}"
     )
-    recogniser = Recogniser()
+    recogniser = Recogniser(jokers=False)  # a 52-card game: a joker is no card of it
     total = [0, 0, 0, 0, 0]
     worst = 0.0
+    acted_on = 0  # misreads the referee would act on (sure): the rest it would ask
     for deck in sources:
         codes = hs.foreign_codes(deck)
         if deck != "stroke_dutch" and codes == [JOKER_CODE] and deck not in ("anglo", "tango", "paris"):
@@ -397,6 +410,8 @@ def figure_refusal(n_per: int, seed: int, command: str) -> None:
             else:
                 counts[3] += 1
                 top_conf = max(top_conf, r.confidence)
+            if r.card is not None and r.card.code != code and r.sure:
+                acted_on += 1
         n = len(picks)
         ranks = [r for r in ("A", "J", "Q", "K") if any(c[:-1] == r for c in codes)]
         if deck == "stroke_dutch":
@@ -412,7 +427,8 @@ def figure_refusal(n_per: int, seed: int, command: str) -> None:
         worst = max(worst, top_conf)
     print(
         f"  all: refused {pct(total[0], total[4])}; read as JOKER {total[1]}; as the card it stands for "
-        f"{total[2]}; as another card {total[3]} (max confidence {worst:.2f})"
+        f"{total[2]}; as another card {total[3]} (max confidence {worst:.2f}); read as another card and"
+        f" sure (acted on, not asked): {acted_on}"
     )
     print("  foreign indices: the ranks whose corner is not printed in English (stroke_dutch's B, V, H for")
     print("  J, Q, K; a German, Italian, French or Russian deck's own letters, or 1 for the ace) and the")
@@ -450,9 +466,9 @@ def figure_watch(sequences: int, lays: int, seed: int, command: str) -> None:
     print(f"   measured by: {command}")
     print(
         f"  {'deck':<16}{'seats':>6}{'table':>8}{'lays':>6}{'missed':>8}{'wrong':>7}{'extra':>7}"
-        f"{'wrong seat':>12}"
+        f"{'wrong seat':>12}{'asked':>7}"
     )
-    totals = [0, 0, 0, 0, 0]
+    totals = [0, 0, 0, 0, 0, 0]
     for k, (deck, seats) in enumerate(WATCH[:sequences]):
         if deck not in hs.OWN_DECKS and deck not in available_themes():
             continue
@@ -464,15 +480,17 @@ def figure_watch(sequences: int, lays: int, seed: int, command: str) -> None:
             lambda image, mask, seen=seen, r=recogniser: r.recognise(image, mask, frozenset(seen)),
             sides=clip.sides,
         )
-        got: list[WatchLay] = []
+        got: list[WatchLay | WatchAsk] = []
         for index, image in enumerate(clip.frames()):
             for event in watcher.feed(Frame(image, round(index * 1e6 / FPS), index)):
                 if type(event) is WatchLay:
                     got.append(event)
                     seen.add(event.card.code)
-        got += [e for e in watcher.finish() if type(e) is WatchLay]
+                elif type(event) is WatchAsk:
+                    got.append(event)  # not sure: the table is asked (no miss, no wrong card)
+        got += [e for e in watcher.finish() if type(e) in (WatchLay, WatchAsk)]
         matched: set[int] = set()
-        wrong = extra = seat_wrong = 0
+        wrong = extra = seat_wrong = asked = 0
         for lay in got:
             stamped = round(lay.t_us * FPS / 1e6)
             hit = next(
@@ -487,19 +505,24 @@ def figure_watch(sequences: int, lays: int, seed: int, command: str) -> None:
                 extra += 1
                 continue
             matched.add(hit)
-            wrong += lay.card.code != clip.lays[hit].code
+            if type(lay) is WatchAsk:
+                asked += 1
+            else:
+                wrong += lay.card.code != clip.lays[hit].code
             seat_wrong += lay.seat != clip.lays[hit].seat
         missed = len(clip.lays) - len(matched)
         print(
             f"  {deck:<16}{seats:>6}{clip.table:>8}{len(codes):>6}{missed:>8}{wrong:>7}{extra:>7}"
-            f"{seat_wrong:>12}"
+            f"{seat_wrong:>12}{asked:>7}"
         )
-        for i, v in enumerate((len(codes), missed, wrong, extra, seat_wrong)):
+        for i, v in enumerate((len(codes), missed, wrong, extra, seat_wrong, asked)):
             totals[i] += v
-    n, missed, wrong, extra, seat_wrong = totals
+    n, missed, wrong, extra, seat_wrong, asked = totals
     print(
-        f"  all: missed {pct(missed, n)}, wrong {pct(wrong, n)}, extra {extra}, wrong or no seat {seat_wrong}"
+        f"  all: missed {pct(missed, n)}, wrong {pct(wrong, n)}, extra {extra},"
+        f" wrong or no seat {seat_wrong}, asked {pct(asked, n)}"
     )
+    print("  asked: a lay the watcher reported as not sure, which the referee asks the table to name.")
     print(
         f"  missed: a lay with no report within {STAMP_TOLERANCE} frames of its rest; wrong: read as another"
     )
