@@ -28,6 +28,7 @@ from .engine import MAX_PLAYERS, MIN_PLAYERS
 from .errors import UserError
 from .events import Event, Named, Unread
 from .journal import STOPPED, WON, GameRecord, Journal
+from .loop import EventError
 from .presets import UnknownPreset, rules_for
 from .questions import Judging
 from .replay import replay
@@ -348,11 +349,15 @@ def _play(
     def ended(final: State) -> None:
         journal.end_game(game, WON if final.winner is not None else STOPPED, final.winner)
 
-    if live is not None:
-        with live:
+    try:
+        if live is not None:
+            with live:
+                state = demo.run(pace, skip=point.skip, ended=ended)
+        else:
             state = demo.run(pace, skip=point.skip, ended=ended)
-    else:
-        state = demo.run(pace, skip=point.skip, ended=ended)
+    except EventError as e:  # the table stopped with a card still asked: said, not a traceback
+        console.print(Text(f"The game ended with a card still asked ({e}): no winner.", style="bold yellow"))
+        return EXIT_STOPPED
     console.print()
     challenge = state.rules.options.face_cards == "challenge"
     console.print(summary_table(summary, state.hands, table.reactions, challenge))
