@@ -425,8 +425,14 @@ class DemoTable:
                 self._flush()
             for rest, _ in self.stage.missed(1 << 62):  # the last card never shown: the host adds it
                 self._correct(self.clock.now_us(), rest)
-            while self._answers:  # the last questions answered, and judged past their answers
+            # What is still buffered judged now (a reading it finds impossible is asked), and the
+            # last questions answered and judged past their answers, before the game ends.
+            self.loop.drain()
+            self._flush()
+            while self._answers:
                 self._deliver(self._answers[-1][0] + LATENCIES_US["camera"] + 1, pace)
+                self.loop.drain()
+                self._flush()
             self.loop.finish(ended)
             self._flush()
             return self.loop.state
