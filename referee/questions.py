@@ -151,7 +151,8 @@ def _correct(judging: Judging, named: Named) -> tuple[Judging, list[Ruling]]:
         # A card the camera missed altogether: it goes in at its time, laid by the seat on turn.
         if named.card is None:
             raise NothingToName(f"no lay was seen at t={named.lay_t}")
-        if named.lay_t < (judging.start or judging.state).now:
+        start = judging.start if judging.start is not None else judging.state
+        if named.lay_t < start.now:
             raise NothingToName(f"t={named.lay_t} is before the game began")
         at = bisect.bisect_right([item.t for item in items], named.lay_t)
         items.insert(at, Lay(named.lay_t, named.card))

@@ -552,17 +552,7 @@ class TableCamera:
             top = self._laid[-1][2] if self._laid else None
             drop = top.drop if top is not None else self._centre
             visit.target = drop - d * 0.3 * self.card_width * ASPECT
-        target = (float(visit.target[0]), float(visit.target[1]))
-        if coming or visit.pile is None:
-            return draw_hand(self._scene, visit.side, p, target=target, look=look)
-        tip, _ = hand_fingertip(visit.side, p, self.size, target)
-        sprite, centre = visit.pile
-        at = centre + (tip - visit.target)  # the card moves with the fingertips
-        frame = self._scene.copy()
-        if visit.shadow is None:
-            visit.shadow = _shadow(sprite[1], 0.3)
-        _carry(frame, sprite, at[0], at[1], visit.shadow)
-        return draw_hand(frame, visit.side, p, target=target, look=look)
+        return self._carry_away(visit, p, coming, look, 0.3)
 
     def _take_frame(self, visit: _Visit, p: float, coming: bool) -> np.ndarray:
         _, d = hand_fingertip(visit.side, 0.0, self.size, (0.0, 0.0))
@@ -580,14 +570,21 @@ class TableCamera:
             else:
                 centre, reach = self._centre, 0.0  # nothing to take: the hand comes and goes
             visit.target = centre + d * reach
-        target = (float(visit.target[0]), float(visit.target[1]))
+        return self._carry_away(visit, p, coming, look, 0.45)
+
+    def _carry_away(self, visit: _Visit, p: float, coming: bool, look: HandLook, shade: float) -> np.ndarray:
+        """A take's or a lift's frame: the hand reaching for `visit.target`, then going out with
+        what it picked up (`visit.pile`: a sprite and its centre) moving with the fingertips, over
+        the scene it leaves; `shade`: how dark what it carries shadows the table."""
+        target = (float(visit.target[0]), float(visit.target[1]))  # type: ignore[index]
         if coming or visit.pile is None:
             return draw_hand(self._scene, visit.side, p, target=target, look=look)
         tip, _ = hand_fingertip(visit.side, p, self.size, target)
         sprite, centre = visit.pile
-        at = centre + (tip - visit.target)  # the pile moves with the hand
-        frame = self._scene.copy()  # the bare table
-        assert visit.shadow is not None
+        at = centre + (tip - visit.target)
+        frame = self._scene.copy()
+        if visit.shadow is None:
+            visit.shadow = _shadow(sprite[1], shade)
         _carry(frame, sprite, at[0], at[1], visit.shadow)
         return draw_hand(frame, visit.side, p, target=target, look=look)
 
