@@ -122,17 +122,22 @@ def _trial(folder: Path, script: Path, expected: list[str], kill_after: int) -> 
     return "resumed"
 
 
+def _kills(tmp_path: Path, script: Path, expected: list[str], kills: int, seed: int) -> list[str]:
+    """`kills` trials, each killed after a seeded random number of printed rulings, two at a time."""
+    rng = random.Random(seed)
+    points = [rng.randrange(len(expected)) for _ in range(kills)]
+    folders = [tmp_path / f"kill{i}" for i in range(kills)]
+    for folder in folders:
+        folder.mkdir()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return list(pool.map(lambda i: _trial(folders[i], script, expected, points[i]), range(kills)))
+
+
 def test_a_game_killed_at_50_random_points_resumes_to_the_same_rulings(
     game: tuple[Path, list[str]], tmp_path: Path
 ) -> None:
     script, expected = game
-    rng = random.Random(2026)
-    points = [rng.randrange(len(expected)) for _ in range(KILLS)]
-    folders = [tmp_path / f"kill{i}" for i in range(KILLS)]
-    for folder in folders:
-        folder.mkdir()
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        outcomes = list(pool.map(lambda i: _trial(folders[i], script, expected, points[i]), range(KILLS)))
+    outcomes = _kills(tmp_path, script, expected, KILLS, 2026)
     # Most kills must land mid-game (the small pipe holds the run back), or this tests little.
     assert outcomes.count("resumed") >= KILLS * 0.8, outcomes
     print(f"{outcomes.count('resumed')} of {KILLS} kills landed mid-game")
@@ -150,12 +155,6 @@ def test_a_game_with_questions_killed_at_random_points_resumes_to_the_same_rulin
     script = tmp_path / "asked.jsonl"
     script.write_text("".join(json.dumps(line) + "\n" for line in asked))
     expected = [json.dumps(r.to_json()) for r in adjudicate(io.StringIO(script.read_text()), "game")]
-    rng = random.Random(2027)
     kills = 12
-    points = [rng.randrange(len(expected)) for _ in range(kills)]
-    folders = [tmp_path / f"kill{i}" for i in range(kills)]
-    for folder in folders:
-        folder.mkdir()
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        outcomes = list(pool.map(lambda i: _trial(folders[i], script, expected, points[i]), range(kills)))
+    outcomes = _kills(tmp_path, script, expected, kills, 2027)
     assert outcomes.count("resumed") >= kills * 0.7, outcomes
