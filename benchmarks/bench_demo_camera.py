@@ -12,6 +12,9 @@ the players have seen it on the kiosk. Per preset it prints: games that reached 
 lays read, lays asked (unsure readings, and readings the deck made impossible), lays read
 wrong and acted on until the host corrected them, lays missed, and the host's answer times.
 A game whose referee saw a different winner than the bots' game counts as wrong.
+The frames are the project's own renderer's, the recogniser's tuning data: these figures
+say whether games hold together through asking, not how well cards are read on decks never
+seen (benchmarks/bench_heldout.py says that).
 Plain script: prints figures, asserts nothing.
 """
 
