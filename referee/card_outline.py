@@ -33,7 +33,7 @@ from .render import ASPECT
 
 WARP_SIZE = (200, 280)
 MIN_WIDTH, MAX_WIDTH = 90, 480  # card widths accepted, a margin round 120..400 px
-ASPECT_RANGE = (0.6, 0.78)  # short / long side of a found card
+ASPECT_RANGE = (0.55, 0.84)  # short / long side of a found card: 0.6-0.74 seen up to 25 deg off square
 WORK_WIDTH = 640  # frames wider than this are searched at this width (the sides are refined after)
 HINT_WORK = 240  # a hinted crop is searched at most this big
 _KEEP = 6  # rough rectangles refined per frame
@@ -93,7 +93,7 @@ def order_quad(pts: np.ndarray) -> np.ndarray:
 
 def _size_ok(w: float, h: float, scale: float) -> bool:
     short, long_ = min(w, h) / scale, max(w, h) / scale
-    return MIN_WIDTH <= short <= MAX_WIDTH and long_ > 0 and 0.58 <= short / long_ <= 0.86
+    return MIN_WIDTH <= short <= MAX_WIDTH and long_ > 0 and 0.53 <= short / long_ <= 0.88
 
 
 def side_lengths(quad: np.ndarray) -> np.ndarray:
@@ -117,7 +117,7 @@ def _quad_ok(quad: np.ndarray) -> bool:
     # printed on the card makes a squatter box.
     if not ASPECT_RANGE[0] <= min(w, h) / max(w, h) <= ASPECT_RANGE[1]:
         return False
-    if abs(sides[0] - sides[2]) > 0.12 * sides[0] or abs(sides[1] - sides[3]) > 0.12 * sides[1]:
+    if abs(sides[0] - sides[2]) > 0.2 * sides[0] or abs(sides[1] - sides[3]) > 0.2 * sides[1]:
         return False
     return cv2.isContourConvex(quad.reshape(-1, 1, 2).astype(np.float32))
 
