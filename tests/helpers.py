@@ -95,5 +95,7 @@ def power_cut(folder: Any, keep: int, game: int = 1) -> None:
         db.execute("DELETE FROM events WHERE game = ? AND seq >= ?", (game, keep))
         journal._set_game(game, status=OPEN, winner=None, ended=None, events=None)
         db.execute("COMMIT")
-        (total,) = db.execute("SELECT sum FROM events WHERE game = ? AND seq = ?", (game, keep - 1)).fetchone()
+        (total,) = db.execute(
+            "SELECT sum FROM events WHERE game = ? AND seq = ?", (game, keep - 1)
+        ).fetchone()
         journal._write_last(Last(game, keep, total, keep - 1, 1 << 30))

@@ -114,9 +114,9 @@ def test_log_lines_say_what_happened():
 
 def test_a_demo_interrupted_mid_game_resumes_from_its_journal_to_the_same_end(tmp_path):
     from referee.journal import Journal
+    from referee.replay import export
 
     from .helpers import power_cut
-    from referee.replay import export
 
     args = demo_args(seed=4, data_dir=str(tmp_path))
     assert run_demo(args, io.StringIO()) == 0
