@@ -192,8 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             stop_request.uninstall()
             if stop_request.requested:
                 return stop_request.exit_code
-        stop_request.check()
-        return _run(args)
+        return _run(args)  # a stoppable command takes a request already made itself (STOPPING=1)
     except Stopped as e:
         return e.code
     finally:
