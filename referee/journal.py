@@ -283,7 +283,7 @@ class Journal:
         except sqlite3.Error as e:
             with contextlib.suppress(UnboundLocalError):
                 db.close()
-            if wal and "unable to open" in str(e):
+            if wal and any(w in str(e) for w in ("unable to open", "disk I/O", "readonly")):
                 raise JournalError(
                     f"{path}: cannot read the journal: its -wal holds events not yet in the main file, "
                     "and they cannot be read here (a read-only folder?): copy the folder somewhere "
@@ -643,7 +643,7 @@ def _loss_line(path: Path, what: str) -> str:
 def _quick_check(db: sqlite3.Connection, path: Path) -> None:
     problems = [row[0] for row in db.execute("PRAGMA quick_check(3)").fetchall()]
     if problems != ["ok"]:
-        what = "; ".join(str(p) for p in problems)
+        what = "; ".join(" ".join(str(p).split()) for p in problems)  # one line, as SQLite says it
         raise JournalDamaged(f"{path}: the journal is damaged: {what} (move it aside to start a new one)")
 
 
