@@ -108,6 +108,24 @@ class TableSignals:
             hz = min(max(hz, buzzer.min_tone.frequency), buzzer.max_tone.frequency)
             buzzer.play(Tone.from_frequency(hz))
 
+    def dark(self) -> list[tuple[Target, Value]]:
+        """Every target with its off value: the seats dark, the status LED black, the buzzer quiet."""
+        out: list[tuple[Target, Value]] = [(("seat", i), 0.0) for i in range(len(self.seats))]
+        if self.status is not None:
+            out.append(("status", (0.0, 0.0, 0.0)))
+        if self.buzzer is not None:
+            out.append(("buzzer", None))
+        return out
+
+    def off(self) -> None:
+        """Everything off, before the pins are released: gpiozero's close leaves an output as it
+        was on some pin libraries, so a light or the buzzer could stay on after the service."""
+        for target, value in self.dark():
+            try:
+                self.apply(target, value)
+            except Exception:
+                log.exception("could not turn %r off", target)  # the others still go off
+
     def close(self) -> None:
         for device in [*self.seats, self.status, self.buzzer]:
             if device is not None:

@@ -153,7 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print only the table script (feed it to `referee adjudicate -`)",
     )
-    p.set_defaults(run=cmd_demo)
+    p.set_defaults(run=cmd_demo, stoppable=True)
 
     p = sub.add_parser(
         "hw-test",
@@ -176,8 +176,31 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    from .stopping import Stopped, stop_request
+
+    # `referee` (referee/__main__.py) takes SIGTERM and SIGINT from its first line; `python -m
+    # referee.cli` and callers in this process from here.
+    mine = not stop_request.installed
+    if mine:
+        stop_request.reset()
+        mine = stop_request.install()
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "stoppable", False):
+            # Commands without a table to stop cleanly: Ctrl-C is KeyboardInterrupt, SIGTERM ends.
+            stop_request.uninstall()
+            if stop_request.requested:
+                return stop_request.exit_code
+        return _run(args)  # a stoppable command takes a request already made itself (STOPPING=1)
+    except Stopped as e:
+        return e.code
+    finally:
+        if mine:
+            stop_request.uninstall()
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         return int(args.run(args, sys.stdout))
     except UserError as e:

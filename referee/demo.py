@@ -31,7 +31,7 @@ from .journal import STOPPED, WON, GameRecord, Journal
 from .loop import EventError
 from .presets import UnknownPreset, rules_for
 from .questions import Judging
-from .replay import replay
+from .replay import replay, untold
 from .ruling_text import AWARD_WORDS, IGNORED_WORDS, REASON_WORDS, count_words, pile, say
 from .rulings import (
     Burned,
@@ -47,7 +47,8 @@ from .rulings import (
     TakeBack,
 )
 from .script import event_to_json
-from .service import Recorder
+from .service import Recorder, Teller
+from .stopping import StopRequest, stop_request
 from .table import State
 
 EXIT_WON, EXIT_STOPPED, EXIT_USAGE = 0, 1, 2
@@ -197,9 +198,16 @@ def summary_table(
 
 
 def run_demo(
-    args: argparse.Namespace, out: TextIO, clock: Clock | None = None, rounds: int | None = None
+    args: argparse.Namespace,
+    out: TextIO,
+    clock: Clock | None = None,
+    rounds: int | None = None,
+    stop: StopRequest | None = None,
 ) -> int:
-    """The demo's games: one, or with --forever one after another (`rounds` caps that in tests)."""
+    """The demo's games: one, or with --forever one after another (`rounds` caps that in tests).
+    A stop (SIGTERM, Ctrl-C) is taken between two events: the game stays open in the journal,
+    and the next `referee demo` with the same options resumes it."""
+    stop = stop or stop_request
     if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
         raise UserError(f"--players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {args.players}")
     if args.cap < 1:
@@ -214,24 +222,33 @@ def run_demo(
         raise UserError(f"--speed must be 0 (at once) or more, not {speed}")
     if args.json or args.script:
         table = VirtualTable(players=args.players, seed=args.seed, cap=args.cap, rules=rules)
-        return _run_json(table, out, args.json)
+        return _run_json(table, out, args.json, stop)
 
     console = Console(file=out, highlight=False, soft_wrap=True, width=max(Console().width, 100))
     clock = clock or MonotonicClock()
-    with Journal.open(Path(args.data_dir) if args.data_dir else default_data_dir() / "demo") as journal:
+    stop.check()
+    folder = Path(args.data_dir) if args.data_dir else default_data_dir() / "demo"
+    with Journal.open(folder, accept_loss=args.new_game) as journal:
+        if journal.damage is not None:
+            console.print(Text(f"{journal.damage}: going on with a new game", style="bold yellow"))
         first = VirtualTable(players=args.players, seed=args.seed, cap=args.cap, rules=rules)
         kiosk = None if args.headless else _kiosk(args, journal, first.spec.new_game(), console)
         try:
             seed, played, status = args.seed, 0, EXIT_WON
             while True:
+                stop.check()
                 table = (
                     first
                     if played == 0
                     else VirtualTable(players=args.players, seed=seed, cap=args.cap, rules=rules)
                 )
-                status = _play(args, table, journal, kiosk, console, clock, speed, resume=played == 0)
+                status = _play(args, table, journal, kiosk, console, clock, speed, played == 0, stop)
                 played += 1
-                if not getattr(args, "forever", False) or (rounds is not None and played >= rounds):
+                if (
+                    stop.requested
+                    or not getattr(args, "forever", False)
+                    or (rounds is not None and played >= rounds)
+                ):
                     return status
                 seed += 1  # the next deal
                 console.print()
@@ -249,8 +266,10 @@ def _play(
     clock: Clock,
     speed: float,
     resume: bool,
+    stop: StopRequest | None = None,
 ) -> int:
     """One game through the demo's table, its log in the terminal and on the kiosk page."""
+    stop = stop or StopRequest()
     names = table.spec.players
     console.rule(f"{GAME_TITLES.get(table.rules, table.rules)} · {len(names)} bots · seed {table.seed}")
     for seat, bot in enumerate(table.bots):
@@ -289,9 +308,19 @@ def _play(
             )
         )
         game = point.record.id
+        again = untold(point.record, journal.events(game), journal.last_told(game))
+        for ruling in again:  # they may not have gone out before the crash
+            console.print(describe(ruling, names) + Text("  (announced again)", style="bold yellow"))
+        if again:
+            journal.told(game, journal.next_seq(game) - 1, 1 << 30)
     else:
         game = journal.new_game(table.spec.to_json(), _source(table))
     recorder = Recorder(journal, game, journal.next_seq(game))
+    counted = Teller(journal, recorder, write=False)  # counts each ruling as the loop gives it
+
+    def told(batch: list[Ruling], after: State) -> None:
+        journal.told(game, counted.seq, counted.count)  # the batch is shown: all so far are told
+
     sinks = [show]
     if kiosk is not None:
         from .kiosk_view import TableView
@@ -346,18 +375,31 @@ def _play(
         questions=[questions] if kiosk is None else [questions, lambda open_, _: kiosk.hub.ask(open_)],
     )
 
+    demo.loop.ruling_sinks.append(counted)
+    sinks.append(told)  # last: after the terminal and the kiosk
+
     def ended(final: State) -> None:
         journal.end_game(game, WON if final.winner is not None else STOPPED, final.winner)
 
     try:
         if live is not None:
             with live:
-                state = demo.run(pace, skip=point.skip, ended=ended)
+                state = demo.run(pace, skip=point.skip, ended=ended, stop=lambda: stop.requested)
         else:
-            state = demo.run(pace, skip=point.skip, ended=ended)
+            state = demo.run(pace, skip=point.skip, ended=ended, stop=lambda: stop.requested)
     except EventError as e:  # the table stopped with a card still asked: said, not a traceback
         console.print(Text(f"The game ended with a card still asked ({e}): no winner.", style="bold yellow"))
         return EXIT_STOPPED
+    if stop.requested:
+        console.print(
+            Text(
+                f"Stopped ({stop.name}) after {summary.lays} lays: game {game} stays open in the journal "
+                "and the next `referee demo` with the same options resumes it.",
+                style="bold yellow",
+            )
+        )
+        return stop.exit_code
+    journal.told_all(game)
     console.print()
     challenge = state.rules.options.face_cards == "challenge"
     console.print(summary_table(summary, state.hands, table.reactions, challenge))
@@ -497,11 +539,13 @@ def _resume_point(journal: Journal, table: VirtualTable, new_game: bool) -> _Res
     return _Resume(judging, record, judged)
 
 
-def _run_json(table: VirtualTable, out: TextIO, with_rulings: bool) -> int:
+def _run_json(table: VirtualTable, out: TextIO, with_rulings: bool, stop: StopRequest | None = None) -> int:
     """The game as a table script; with `with_rulings`, each event's rulings after its line."""
     dumps = json.dumps
     out.write(dumps(table.spec.to_json()) + "\n")
     for play in table.play():
+        if stop is not None and stop.requested:
+            return stop.exit_code
         if play.event is not None:
             out.write(dumps(event_to_json(play.event)) + "\n")
         if with_rulings:

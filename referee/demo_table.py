@@ -377,12 +377,17 @@ class DemoTable:
         pace: Callable[[int], Any] | None = None,
         skip: Callable[[Event], bool] | None = None,
         ended: Callable[[State], Any] | None = None,
+        stop: Callable[[], bool] | None = None,
     ) -> State:
         """Play the whole game through the hardware paths; the referee's final table.
 
         `skip`: the bots' events the referee has already judged (a resumed game: the
         journal holds them): the bots replay them, the referee does not hear them again.
-        `ended`: told the final table before the rulings the game's end settles."""
+        `ended`: told the final table before the rulings the game's end settles.
+        `stop`: True once a stop is asked for (SIGTERM, Ctrl-C): taken between two of the
+        bots' events, the game left open (what the loop still holds is not judged: the
+        bots play it again on the resume, after the last event the journal holds)."""
+        stopping = stop or (lambda: False)
         plays = (p for p in self.table.play() if p.event is not None)
         ahead: deque[Play] = deque()
 
@@ -400,6 +405,8 @@ class DemoTable:
             self._ask_host(self.loop.judging.open, self.loop.state)
         try:
             while True:
+                if stopping():
+                    return self.loop.state
                 pull(-1)
                 if not ahead:
                     break
@@ -430,13 +437,18 @@ class DemoTable:
             self.loop.drain()
             self._flush()
             while self._answers:
+                if stopping():
+                    return self.loop.state
                 self._deliver(self._answers[-1][0] + LATENCIES_US["camera"] + 1, pace)
                 self.loop.drain()
                 self._flush()
+            if stopping():
+                return self.loop.state
             self.loop.finish(ended)
             self._flush()
             return self.loop.state
         finally:
             self.buttons.close()
+            self.signals.off()  # lights and buzzer off before the pins go back
             self.signals.close()
             self.factory.close()

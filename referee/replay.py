@@ -16,6 +16,7 @@ from .engine import IllegalEvent
 from .events import Event, Named, Unread
 from .journal import OPEN, EventRecord, GameRecord, JournalError
 from .questions import Judging, NothingToName, end, take
+from .rulings import Ruling
 from .script import ScriptError, event_to_json, read_script
 from .table import State
 
@@ -87,3 +88,39 @@ def undo_last(game: GameRecord, events: list[EventRecord]) -> tuple[list[int], J
     ):
         cut -= 1  # presses still waiting here (or behind a question) belong to the ruling taken back
     return [e.seq for e in events[cut:]], states[cut]
+
+
+def untold(
+    game: GameRecord, events: Iterable[EventRecord], told: tuple[int, int, bool] | None
+) -> list[Ruling]:
+    """The rulings of a journaled game that may not have been announced before a restart.
+
+    `told` is how far they were (`Journal.last_told`): through event `seq`, the first `count`
+    of its rulings (an ended game's end counts as its last event's), or all of them. When
+    the journal does not say (an older journal), the last event's rulings: the only ones a
+    crash can have cut off, since each event is judged only after the last one's rulings
+    went out."""
+    if told is not None and told[2]:
+        return []
+    events = list(events)
+    items = _items(game, events)
+    judging = Judging(next(items)[1])  # type: ignore[arg-type]
+    by_event: list[tuple[int, list[Ruling]]] = []
+    for (lineno, event), record in zip(items, events, strict=True):
+        try:
+            judging, rulings = take(judging, event)  # type: ignore[arg-type]
+        except (IllegalEvent, NothingToName) as e:
+            raise JournalError(f"journal game {game.id}, event {lineno - 1}: {e}") from None
+        by_event.append((record.seq, list(rulings)))
+    if game.status != OPEN and not judging.holding and by_event:
+        by_event[-1][1].extend(end(judging)[1])
+    if told is None:
+        return by_event[-1][1] if by_event else []
+    seq, count, _ = told
+    out: list[Ruling] = []
+    for event_seq, rulings in by_event:
+        if event_seq > seq:
+            out += rulings
+        elif event_seq == seq:
+            out += rulings[count:]
+    return out

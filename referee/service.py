@@ -20,6 +20,7 @@ stamped on that clock; a script's or a video file's own times keep their spacing
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 import threading
@@ -38,13 +39,14 @@ from .engine import finish
 from .errors import UserError
 from .events import Event, Lay, Named, Unread, Wait
 from .hwtest import TROUBLE_WORDS
-from .journal import STOPPED, WON, GameRecord, Journal
+from .journal import OPEN, STOPPED, WON, GameRecord, Journal
 from .loop import EventError, TableLoop
 from .questions import Judging
-from .replay import replay
+from .replay import replay, untold
 from .rulings import GameWon, Ruling
 from .script import GameSpec, ScriptError, event_to_json, read_game_line, read_script
 from .sd_notify import Notifier, Watchdog
+from .stopping import Stopped, StopRequest, stop_request
 from .table import State
 
 # How late each source may deliver an event (see loop.py): a script line comes at once;
@@ -90,6 +92,7 @@ class Start:
     seq: int  # events already journaled
     skip_through: int  # script lines up to this one were judged before the crash (0: none)
     resumed: GameRecord | None
+    mark_t: int | None = None  # the game time line `skip_through` was judged at (its offset kept)
 
     @property
     def state(self) -> State:
@@ -106,9 +109,11 @@ def start_game(journal: Journal, spec: GameSpec, source: str, explicit: bool, ne
                 f"{source}: its game line is not the open game {open_game.id}'s in the journal "
                 f"({journal.path}): add --new-game to abandon that game and start this one"
             )
-        judging = replay(open_game, journal.events(open_game.id))
+        events = list(journal.events(open_game.id))
+        judging = replay(open_game, events)
         skip = (open_game.last_mark or 0) if open_game.source == source else 0
-        return Start(open_game.id, judging, journal.next_seq(open_game.id), skip, open_game)
+        mark_t = next((e.line["t"] for e in reversed(events) if skip and e.mark == skip), None)
+        return Start(open_game.id, judging, journal.next_seq(open_game.id), skip, open_game, mark_t)
     game = journal.new_game(spec.to_json(), source)
     return Start(game, Judging(spec.new_game()), 0, 0, None)
 
@@ -150,6 +155,55 @@ class RulingPrinter:
         self.out.write(json.dumps(ruling.to_json()) + "\n")
         self.out.flush()
 
+    def again(self, ruling: Ruling) -> None:
+        """A ruling announced again after a restart (it may not have gone out before the crash)."""
+        self.out.write(json.dumps(ruling.to_json() | {"again": True}) + "\n")
+        self.out.flush()
+
+
+@dataclass
+class Teller:
+    """The last ruling sink: once a ruling is out (printed, on the kiosk), the journal notes how
+    far the game's rulings were told, so that a restart announces again only what may not
+    have gone out. A ruling belongs to the event the recorder wrote last: the loop judges the
+    next event only after the last one's rulings went out."""
+
+    journal: Journal
+    recorder: Recorder
+    write: bool = True  # False: only count (the demo notes them when its batch is shown)
+    seq: int = -1
+    count: int = 0
+
+    def __call__(self, ruling: Ruling) -> None:
+        seq = self.recorder.seq - 1
+        if seq != self.seq:
+            self.seq, self.count = seq, 0
+        self.count += 1
+        if self.write:
+            self.journal.told(self.recorder.game, seq, self.count)
+
+
+def announce_again(journal: Journal, game: GameRecord, printer: RulingPrinter, note: Any) -> list[Ruling]:
+    """The rulings of `game` that may not have gone out before a crash, announced again (each
+    marked so on stdout, and said on stderr); the journal then notes them told."""
+    told = journal.last_told(game.id)
+    if told is None and game.status != OPEN:
+        return []  # the journal does not say, and a game long ended was told at the time
+    events = list(journal.events(game.id))
+    rulings = untold(game, events, told)
+    for ruling in rulings:
+        printer.again(ruling)
+    if rulings:
+        note(
+            f"game {game.id}: announced again: {len(rulings)} ruling{'s' if len(rulings) != 1 else ''} "
+            "that may not have gone out before the restart"
+        )
+    if game.status != OPEN:
+        journal.told_all(game.id)
+    elif events:
+        journal.told(game.id, journal.next_seq(game.id) - 1, 1 << 30)
+    return rulings
+
 
 def run_service(
     args: argparse.Namespace,
@@ -157,9 +211,37 @@ def run_service(
     err: TextIO | None = None,
     clock: Clock | None = None,
     opener: Callable[..., Any] | None = None,
+    stop: StopRequest | None = None,
 ) -> int:
-    """`opener`: how the camera is opened (tests give a double that loses it)."""
+    """`opener`: how the camera is opened (tests give a double that loses it). `stop`: the
+    SIGTERM/SIGINT request (stopping.py), taken between startup steps and by the loop: the
+    game stays open in the journal, the lights and buzzer go off, the pins are released."""
     err = err or sys.stderr
+    stop = stop or stop_request
+
+    def note(text: str) -> None:
+        err.write(text + "\n")
+        err.flush()
+
+    notifier = Notifier.from_env()
+    # STOPPING=1 as soon as the stop is asked for: systemd then knows the service is on its way out.
+    with stop.on_stop(lambda: notifier.stopping(f"stopping ({stop.name})")):
+        try:
+            return _run_service(args, out, note, clock, opener, stop, notifier)
+        except Stopped as e:
+            note(f"stopped ({stop.name}) while starting")
+            return e.code
+
+
+def _run_service(
+    args: argparse.Namespace,
+    out: TextIO,
+    note: Callable[[str], Any],
+    clock: Clock | None,
+    opener: Callable[..., Any] | None,
+    stop: StopRequest,
+    notifier: Notifier,
+) -> int:
     config = load_config(args.config)
     if args.at_once and args.lays_from is None:
         raise UserError("--at-once judges a script: give it one with --lays-from FILE|-")
@@ -167,10 +249,7 @@ def run_service(
         raise UserError(
             f"{config.source}: [camera] source is not set: set it, or rehearse with --lays-from FILE|-"
         )
-
-    def note(text: str) -> None:
-        err.write(text + "\n")
-        err.flush()
+    stop.check()
 
     from .cli import _open_input  # the same reading of FILE|- as `adjudicate`
 
@@ -181,16 +260,24 @@ def run_service(
         stream, name, _ = _open_input(args.lays_from)
         lines, spec, explicit = _game_of(stream, name, spec)
     try:
-        with Journal.open(config.data_dir) as journal:
-            start = start_game(journal, spec, name, explicit, args.new_game)
+        with Journal.open(config.data_dir, accept_loss=args.new_game) as journal:
+            if journal.damage is not None:
+                note(f"{journal.damage}: going on with a new game, as --new-game asks")
+            stop.check()
             printer = RulingPrinter(out)
+            games = journal.games()
+            if games and games[-1].status != OPEN:  # its end's rulings may not all have gone out
+                announce_again(journal, games[-1], printer, note)
+            start = start_game(journal, spec, name, explicit, args.new_game)
             if args.lays_from is None and start.resumed is not None and start.state.winner is not None:
                 # Won, but the power went before the journal said so: settle and close it (the
                 # end of its input), then the table deals again.
+                announce_again(journal, start.resumed, printer, note)
                 final, last = finish(start.state)
                 journal.end_game(start.game, WON, final.winner)
                 for ruling in last:
                     printer(ruling)
+                journal.told_all(start.game)
                 note(f"game {start.game}: won by {final.players[final.winner or 0]} before the restart")
                 start = start_game(journal, spec, name, explicit, True)
             if start.resumed is not None:
@@ -200,8 +287,10 @@ def run_service(
                     f"table time {(r.last_t or 0) / 1e6:.3f} s"
                     + (f", {name} from line {start.skip_through + 1}" if start.skip_through else "")
                 )
+                announce_again(journal, r, printer, note)
             else:
                 note(f"game {start.game}: {', '.join(spec.players)} ({spec.rules}); journal {journal.path}")
+            stop.check()
             recorder = Recorder(journal, start.game, start.seq)
 
             def close_won(ruling: Ruling) -> None:
@@ -219,15 +308,40 @@ def run_service(
                 )
             try:
                 state = _judge(
-                    args, config, name, spec, lines, start, recorder, sinks, clock, note, ended, opener, kiosk
+                    args,
+                    config,
+                    name,
+                    spec,
+                    lines,
+                    start,
+                    recorder,
+                    sinks,
+                    clock,
+                    note,
+                    ended,
+                    opener,
+                    kiosk,
+                    stop=stop,
+                    notifier=notifier,
+                    teller=Teller(journal, recorder),
                 )
             finally:
                 if kiosk is not None:
                     kiosk.server.stop()
             if state.winner is not None:
-                note(f"game {start.game}: {state.players[state.winner]} wins")
-            elif args.lays_from is not None:
+                note(f"game {recorder.game}: {state.players[state.winner]} wins")
+            if stop.requested:
+                note(
+                    f"stopped ({stop.name}): game {recorder.game} stays open in the journal and "
+                    "resumes at the next start"
+                    if journal.game(recorder.game).status == OPEN  # type: ignore[union-attr]
+                    else f"stopped ({stop.name})"
+                )
+                return stop.exit_code
+            if state.winner is None and args.lays_from is not None:
                 note(f"game {start.game}: the script ended with no winner")
+            if journal.game(recorder.game).status != OPEN:  # type: ignore[union-attr]
+                journal.told_all(recorder.game)
     except ScriptError as e:
         raise UserError(str(e)) from None
     finally:
@@ -250,20 +364,68 @@ def _judge(
     ended: Callable[[State], Any],
     opener: Callable[..., Any] | None,
     kiosk: Kiosk | None,
+    *,
+    stop: StopRequest,
+    notifier: Notifier,
+    teller: Teller,
 ) -> State:
     """The game judged from its lay source: a script (at once or live) or the camera."""
     answers = _terminal(args)
+    more = {"stop": stop, "notifier": notifier, "teller": teller}
     if args.lays_from is None:
         return _judge_live(
-            config, name, start.judging, None, recorder, sinks, clock, note, None, opener, kiosk, answers
+            config,
+            name,
+            start.judging,
+            None,
+            recorder,
+            sinks,
+            clock,
+            note,
+            None,
+            opener,
+            kiosk,
+            answers,
+            **more,
         )
     items = read_script(lines, name, game=spec)
     next(items)  # the deal: the table itself comes from the journal
-    script = ((n, e) for n, e in items if n > start.skip_through)
+    marked: list[int] = []  # the script's own time of the last line judged before a restart
+
+    def after_skip() -> Iterator[tuple[int, Event]]:
+        for n, e in items:
+            if n > start.skip_through:
+                yield n, e
+            elif n == start.skip_through:
+                marked.append(e.t)
+
+    script = after_skip()
     if args.at_once:
-        return _judge_at_once(config, name, start.judging, script, recorder, sinks, ended)
+        return _judge_at_once(config, name, start.judging, script, recorder, [*sinks, teller], ended, stop)
+    # A resumed rehearsal keeps the script's spacing across the restart: its lines go on at
+    # the offset the judged ones had (the time between the last one judged and the next is
+    # kept; the time the service was down is not game time).
+    offset = None
+    if start.mark_t is not None:
+        first = next(script, None)
+        if marked and first is not None:
+            offset = start.mark_t - marked[0]
+        script = itertools.chain([first], script) if first is not None else script
     return _judge_live(
-        config, name, start.judging, script, recorder, sinks, clock, note, ended, None, kiosk, answers
+        config,
+        name,
+        start.judging,
+        script,
+        recorder,
+        sinks,
+        clock,
+        note,
+        ended,
+        None,
+        kiosk,
+        answers,
+        offset=offset,
+        **more,
     )
 
 
@@ -301,9 +463,11 @@ def _judge_at_once(
     recorder: Recorder,
     sinks: list[Callable[[Ruling], Any]],
     ended: Callable[[State], Any],
+    stop: StopRequest | None = None,
 ) -> State:
     """The script judged on virtual time, as fast as the journal writes: lights and sound on
-    mock pins (as `adjudicate --pipeline` plays them), no live input."""
+    mock pins (as `adjudicate --pipeline` plays them), no live input. A stop asked for is
+    taken between two lines: the game stays open, to resume at the next start."""
     state = judging.state
     clock = VirtualClock(state.now)
     factory = VirtualFactory(clock)
@@ -320,14 +484,20 @@ def _judge_at_once(
     )
     try:
         for lineno, event in script:
+            if stop is not None and stop.requested:
+                break
             clock.sleep_until(event.t)
             loop.put_lay(event, lineno, source="script")
             loop.pump(event.t)
             player.run_until(event.t)
-        loop.finish(ended)
+        if stop is not None and stop.requested:
+            loop.drain()  # what was taken in is judged and journaled; the game stays open
+        else:
+            loop.finish(ended)
     except EventError as e:
         raise UserError(f"{source}:{e.tag}: {e}") from None
     finally:
+        signals.off()
         signals.close()
         factory.close()
     return loop.state
@@ -346,9 +516,18 @@ def _judge_live(
     opener: Callable[..., Any] | None = None,
     kiosk: Kiosk | None = None,
     answers: Iterable[str] | None = None,
+    *,
+    offset: int | None = None,
+    stop: StopRequest | None = None,
+    notifier: Notifier | None = None,
+    teller: Teller | None = None,
 ) -> State:
     """Live: the table loop in this thread, the buttons' callbacks and the lay source in theirs.
-    `answers`: the host's typed answers to the camera's questions (the terminal), or None."""
+    `answers`: the host's typed answers to the camera's questions (the terminal), or None.
+    `offset`: a resumed rehearsal's script time to game time. A stop asked for (`stop`) ends
+    the loop at its next turn: what it took in is judged and journaled, the game stays open,
+    the lights and buzzer go off and the pins are released."""
+    stop = stop or StopRequest()
     state = judging.state
     base = clock or MonotonicClock()
     game_clock = GameClock(base, state.now - base.now_us())
@@ -373,6 +552,8 @@ def _judge_live(
         rulings.append(lambda r: kiosk.hub.add(r, loop.state))
         crops = kiosk.crops
         questions.append(lambda open_, _: kiosk.hub.ask(open_, crops))
+    if teller is not None:
+        rulings.append(teller)  # last: a ruling is told once every other sink has it
 
     def refused(event: Event | Named, why: str) -> None:
         if type(event) is Named:
@@ -417,7 +598,7 @@ def _judge_live(
     buttons = SnapButtons(config.wiring.buttons, edge, pin_factory=factory)
     failure: list[BaseException] = []
     stopped = threading.Event()  # wakes a camera waiting to retry when the service stops
-    notifier = Notifier.from_env()
+    notifier = notifier or Notifier.from_env()
     watchdog = Watchdog.from_env(notifier)
 
     def ready() -> None:  # the lay source is up: the buttons, lights and loop already are
@@ -426,7 +607,7 @@ def _judge_live(
     if script is not None:
         work: tuple[Callable[..., None], tuple[Any, ...]] = (
             _feed_script,
-            (loop, script, game_clock, failure, note, ready),
+            (loop, script, game_clock, failure, note, ready, offset),
         )
     else:
         work = (
@@ -440,15 +621,16 @@ def _judge_live(
         watchdog.tick()
         return watchdog.due_in_us()
 
-    player.start()
-    feeder.start()
-    if terminal is not None:
-        from .terminal import start_reader
-
-        start_reader(terminal, answers)
     try:
-        loop.run(game_clock, heartbeat if watchdog is not None else None)
-        if script is not None:
+        player.start()
+        feeder.start()
+        if terminal is not None:
+            from .terminal import start_reader
+
+            start_reader(terminal, answers)
+        with stop.on_stop(loop.stop):  # the loop returns at its next turn (a SimpleQueue put)
+            loop.run(game_clock, heartbeat if watchdog is not None else None)
+        if script is not None and not stop.requested:
             loop.finish(ended)  # the script has ended: so has the game
         else:
             loop.drain()  # stopped: the game stays open, to resume at the next start
@@ -459,8 +641,11 @@ def _judge_live(
         notifier.stopping()
         buttons.close()
         player.close()
+        signals.off()  # lights and buzzer off before the pins go back
         signals.close()
-    if failure:
+        if factory is not None:
+            factory.close()
+    if failure and not stop.requested:
         raise failure[0]
     return loop.state
 
@@ -475,6 +660,14 @@ class MirroredSignals:
     def apply(self, target: Any, value: Any) -> None:
         self.signals.apply(target, value)
         self.hub.signal(target, value)
+
+    def dark(self) -> list[tuple[Any, Any]]:
+        return self.signals.dark()
+
+    def off(self) -> None:
+        """Every light and the buzzer off, the kiosk's copy too."""
+        for target, value in self.dark():
+            self.apply(target, value)
 
     def close(self) -> None:
         self.signals.close()
@@ -536,9 +729,10 @@ def _feed_script(
     failure: list,
     note: Any,
     ready: Callable[[], Any],
+    offset: int | None = None,
 ) -> None:
-    """A rehearsal: each line delivered at its own time, the spacing of the script kept."""
-    offset = None
+    """A rehearsal: each line delivered at its own time, the spacing of the script kept
+    (`offset`: script time to game time, kept from before a restart; None: the first line now)."""
     ready()
     try:
         for lineno, event in script:
@@ -612,6 +806,8 @@ def _feed_camera(
 
                             controls_for(source).lock(*config.camera_locks)
                         for frame in black_frames_lose(source, source.name) if live else source:
+                            if stopped.is_set():
+                                return  # the service is stopping: the camera is closed on the way out
                             if not said_ready:
                                 ready()  # the camera gives frames and the recogniser is loaded
                                 said_ready = True

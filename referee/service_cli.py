@@ -38,13 +38,24 @@ def _journal(args: argparse.Namespace) -> Any:
         folder = default_data_dir()
     if not (folder / FILE_NAME).is_file():
         raise UserError(f"{folder / FILE_NAME}: no journal here (no game has been played with this data dir)")
-    return Journal.open(folder)
+    # Read-only: nothing is written or created, so these work on read-only media, on a full
+    # disk, and while `referee run` writes the same journal.
+    return Journal.open(folder, readonly=True)
+
+
+def _damage(journal: Any) -> int:
+    """After what could be read was printed: the journal's loss on one line, exit 2."""
+    if journal.damage is None:
+        return 0
+    print(journal.damage, file=sys.stderr)
+    return 2
 
 
 def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
     """Every game in the journal, one line each (JSON with --json)."""
     with _journal(args) as journal:
         games = journal.games()
+        damage = journal.damage
     for g in games:
         players = g.spec["game"]["players"]
         if args.json:
@@ -68,6 +79,10 @@ def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
         )
     if not games and not args.json:
         out.write("no games yet\n")
+    if damage is not None:
+        out.flush()
+        print(damage, file=sys.stderr)
+        return 2
     return 0
 
 
@@ -82,7 +97,8 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
             raise UserError(f"{journal.path}: no game {args.game} (games: {known})")
         for line in export(game, journal.events(game.id)):
             out.write(json.dumps(line) + "\n")
-    return 0
+        out.flush()
+        return _damage(journal)
 
 
 def _where(p: argparse.ArgumentParser) -> None:
@@ -116,7 +132,7 @@ def add_commands(sub: Any) -> None:
         metavar="ADDRESS",
         help="where the kiosk page listens (default: the config's kiosk_host, 127.0.0.1: this machine only)",
     )
-    p.set_defaults(run=cmd_run)
+    p.set_defaults(run=cmd_run, stoppable=True)
 
     p = sub.add_parser("games", help="list the games in the journal", description="List the journal's games.")
     _where(p)

@@ -81,3 +81,21 @@ def free_card(state: Any, cards: list[Any], which: int) -> Any:
         if (c.is_joker and jokers_on_stack < state.jokers_allowed) or (not c.is_joker and c not in on_stack)
     ]
     return free[which % len(free)]
+
+
+def power_cut(folder: Any, keep: int, game: int = 1) -> None:
+    """The journal in `folder` as a power cut after game `game`'s event `keep - 1` leaves it: the
+    later events never committed, the game still open, the sidecar record saying as much (its
+    rulings all told). Through the journal's own writer, so the rows' checksums hold."""
+    from referee.journal import OPEN, Journal, Last
+
+    with Journal.open(folder) as journal:
+        db = journal._db
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("DELETE FROM events WHERE game = ? AND seq >= ?", (game, keep))
+        journal._set_game(game, status=OPEN, winner=None, ended=None, events=None)
+        db.execute("COMMIT")
+        (total,) = db.execute(
+            "SELECT sum FROM events WHERE game = ? AND seq = ?", (game, keep - 1)
+        ).fetchone()
+        journal._write_last(Last(game, keep, total, keep - 1, 1 << 30))

@@ -1,20 +1,32 @@
-"""The plug pulled: `referee run` killed with SIGKILL at 50 seeded random points of a game.
+"""The plug pulled: `referee run` killed with SIGKILL at seeded random points of a game.
 
-Each time the killed run is started again on the same journal: it must resume the game
-and end it with exactly the rulings an uninterrupted run gives, and every ruling the
-killed run had printed (acknowledged) must be one of them, in order.
+Each time the killed run is started again on the same journal. It must announce every
+ruling exactly once: what the killed run wrote to stdout (read to the end of the pipe
+after the kill), then what the restart announces again (each line marked `"again": true`:
+rulings whose event was journaled but which may not have gone out), then the new ones,
+together make the uninterrupted run's rulings, with at most one ruling in both (the one
+being told at the instant of the kill, announced again). The game ends with the rulings
+`referee adjudicate` gives on the same input: the script at once, the journal's own
+events (timers included) in a live rehearsal, whose lines keep their offset to the
+game's clock across the restart (the time between two lines is not lost to the crash).
+
+Three modes: a plain game at once, a game with questions at once, and a live rehearsal
+(the script's times shrunk so that a game takes about 3 s). `make test` kills a sample;
+`benchmarks/bench_crash.py` kills 100 seeded points of each mode.
 """
 
 from __future__ import annotations
 
 import fcntl
 import io
+import json
 import os
 import random
 import signal
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -24,29 +36,58 @@ from referee.journal import OPEN, Journal
 from referee.script import adjudicate, event_to_json
 
 ROOT = Path(__file__).resolve().parent.parent
-KILLS = 50
+KILLS = 30
 F_SETPIPE_SZ = 1031  # Linux: a small pipe, so the run cannot race far ahead of what was read
 
 
-def _script(seed: int = 55, players: int = 3) -> str:
-    import json
-
+def _script(seed: int = 55, players: int = 3, shrink: int = 1) -> str:
     table = VirtualTable(players=players, seed=seed)
     lines = [json.dumps(table.spec.to_json())]
-    lines += [json.dumps(event_to_json(p.event)) for p in table.play() if p.event is not None]
+    for p in table.play():
+        if p.event is not None:
+            line = event_to_json(p.event)
+            line["t"] //= shrink
+            lines.append(json.dumps(line))
     return "\n".join(lines) + "\n"
 
 
-@pytest.fixture(scope="module")
-def game(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
-    folder = tmp_path_factory.mktemp("game")
+def _rulings(text: str) -> list[str]:
+    return [json.dumps(r.to_json()) for r in adjudicate(io.StringIO(text), "game")]
+
+
+@dataclass(frozen=True)
+class Mode:
+    name: str
+    script: Path
+    expected: list[str]  # the uninterrupted run's rulings (None-like [] for live: the journal's)
+    live: bool = False
+
+
+def plain_mode(folder: Path) -> Mode:
     script = folder / "game.jsonl"
     script.write_text(_script())
-    import json
+    expected = _rulings(script.read_text())
+    assert len(expected) > 250
+    return Mode("plain", script, expected)
 
-    rulings = [json.dumps(r.to_json()) for r in adjudicate(io.StringIO(script.read_text()), "game")]
-    assert len(rulings) > 250
-    return script, rulings
+
+def questions_mode(folder: Path) -> Mode:
+    """Lays asked and named later: a kill while a question is open leaves it open in the journal,
+    with the presses that waited behind it, and the resumed run judges them when it is named."""
+    from .test_questions import _ask
+
+    lines = [json.loads(line) for line in _script(seed=56).splitlines()]
+    asked = _ask(lines, random.Random(56), 12)
+    script = folder / "asked.jsonl"
+    script.write_text("".join(json.dumps(line) + "\n" for line in asked))
+    return Mode("questions", script, _rulings(script.read_text()))
+
+
+def live_mode(folder: Path) -> Mode:
+    """A live rehearsal: the lines at their own times on the game's clock, timers fired live."""
+    script = folder / "live.jsonl"
+    script.write_text("".join(_script(seed=57, shrink=25).splitlines(keepends=True)[:120]))
+    return Mode("live", script, [], live=True)
 
 
 def _config(folder: Path) -> Path:
@@ -58,103 +99,149 @@ def _config(folder: Path) -> Path:
     return config
 
 
-def _run(config: Path, script: Path) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "referee.cli", "run", "--config", str(config), "--lays-from", str(script)]
-        + ["--at-once"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=ROOT,
-    )
-    assert proc.stdout is not None
-    fcntl.fcntl(proc.stdout.fileno(), F_SETPIPE_SZ, 4096)
-    return proc
+def _argv(config: Path, mode: Mode) -> list[str]:
+    argv = [sys.executable, "-m", "referee", "run", "--config", str(config), "--lays-from", str(mode.script)]
+    return argv if mode.live else [*argv, "--at-once"]
 
 
 def _export(folder: Path) -> list[str]:
-    return (
-        subprocess.run(
-            [sys.executable, "-m", "referee.cli", "export", "1", "--data-dir", str(folder / "data")],
-            capture_output=True,
-            cwd=ROOT,
-            check=True,
-        )
-        .stdout.decode()
-        .splitlines()
-    )
-
-
-def _trial(folder: Path, script: Path, expected: list[str], kill_after: int) -> str:
-    """One crash and one resume; what happened ("resumed" or "finished" before the kill)."""
-    config = _config(folder)
-    proc = _run(config, script)
-    assert proc.stdout is not None
-    acknowledged = [proc.stdout.readline().decode().rstrip("\n") for _ in range(kill_after)]
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    proc.stdout.close()
-    assert proc.stderr is not None
-    proc.stderr.close()
-    assert acknowledged == expected[:kill_after], "a printed ruling that the uninterrupted run does not give"
-
-    # Nothing acknowledged is lost: the journal holds every event behind a printed ruling.
-    kept = [line for line in _export(folder) if '"event":' in line]
-    assert kept[:kill_after] == acknowledged, "a ruling was printed for an event the journal lost"
-    with Journal.open(folder / "data") as journal:
-        (record,) = journal.games()
-    if record.status != OPEN:
-        return "finished"
-    done = subprocess.run(
-        [sys.executable, "-m", "referee.cli", "run", "--config", str(config), "--lays-from", str(script)]
-        + ["--at-once"],
+    out = subprocess.run(
+        [sys.executable, "-m", "referee", "export", "1", "--data-dir", str(folder / "data")],
         capture_output=True,
         cwd=ROOT,
-        check=False,
+        check=True,
     )
+    return out.stdout.decode().splitlines()
+
+
+def _split(lines: list[str]) -> tuple[list[str], list[str]]:
+    """A restart's stdout: the rulings announced again (their mark taken off), then the new ones."""
+    again, new = [], []
+    for line in lines:
+        ruling = json.loads(line)
+        if ruling.pop("again", False):
+            assert not new, "a ruling announced again after a new one"
+            again.append(json.dumps(ruling))
+        else:
+            new.append(line)
+    return again, new
+
+
+def _offsets(folder: Path, script: Path) -> set[int]:
+    """Game time minus script time of every journaled script line: one value when kept."""
+    own = [json.loads(line).get("t") for line in script.read_text().splitlines()]  # line n at own[n - 1]
+    with Journal.open(folder / "data", readonly=True) as journal:
+        record = journal.games()[0]  # game 1 (a finished one's restart plays the script as game 2)
+        return {e.line["t"] - own[e.mark - 1] for e in journal.events(record.id) if e.mark is not None}
+
+
+def trial(folder: Path, mode: Mode, kill_after: int) -> tuple[str, int]:
+    """One crash and one restart: ("resumed" or "finished" before the kill, rulings told twice)."""
+    config = _config(folder)
+    proc = subprocess.Popen(_argv(config, mode), stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    assert proc.stdout is not None and proc.stderr is not None
+    fcntl.fcntl(proc.stdout.fileno(), F_SETPIPE_SZ, 4096)
+    read = []
+    for _ in range(kill_after):
+        line = proc.stdout.readline()
+        if not line:
+            break
+        read.append(line)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    proc.stderr.close()
+    # Told means written to stdout: what was still in the pipe, unread, was told too.
+    before = b"".join([*read, proc.stdout.read()]).decode().splitlines()
+    proc.stdout.close()
+
+    status = None  # killed before the journal had the game
+    if (folder / "data" / "journal.sqlite3").exists():
+        with Journal.open(folder / "data", readonly=True) as journal:
+            status = next((g.status for g in journal.games()), None)
+    done = subprocess.run(_argv(config, mode), capture_output=True, cwd=ROOT, check=False)
     assert done.returncode == 0, done.stderr.decode()
-    assert b"resuming game 1" in done.stderr
-    after = done.stdout.decode().splitlines()
-    # The resumed run announces the rulings the journal's events had not yet led to.
-    assert after == expected[len(expected) - len(after) :]
+    assert b"Traceback" not in done.stderr
+    again, new = _split(done.stdout.decode().splitlines())
+    if status is None:
+        outcome = "before"
+    elif status == OPEN:
+        assert b"resuming game 1" in done.stderr
+        outcome = "resumed"
+    else:
+        outcome = "finished"  # the run was killed after the game ended: a new game follows
+        new = []
+    export = [line for line in _export(folder) if '"event":' in line]
+    expected = mode.expected or export  # live: the rulings of what the journal holds
+    assert export == expected, "the game did not end with the uninterrupted run's rulings"
+    # Exactly once: told before, then again (from at most one ruling before the kill's point on),
+    # then new, is the whole game.
+    a = len(before)
+    assert before == expected[:a], "a ruling told before the kill that the game does not give"
+    x = next((x for x in (a, a - 1) if x >= 0 and expected[x : x + len(again)] == again), None)
+    assert x is not None, f"announced again: {again[:3]}... is not what followed the {a} rulings told"
+    y = x + len(again)
+    assert y >= a, "a ruling was lost: neither told before the kill nor announced again"
+    if outcome == "resumed":
+        assert new == expected[y:], "the resumed run's new rulings are not the rest of the game"
+    else:
+        assert y == len(expected), "the end of a finished game was not all told"
+    if mode.live:
+        assert len(_offsets(folder, mode.script)) <= 1, "the script's spacing was lost across the restart"
+    return outcome, a - x
 
-    rulings = [line for line in _export(folder) if '"event":' in line]
-    assert rulings == expected, "the resumed game did not end with the uninterrupted run's rulings"
-    return "resumed"
 
-
-def _kills(tmp_path: Path, script: Path, expected: list[str], kills: int, seed: int) -> list[str]:
-    """`kills` trials, each killed after a seeded random number of printed rulings, two at a time."""
+def kills(tmp_path: Path, mode: Mode, count: int, seed: int) -> list[tuple[str, int]]:
+    """`count` trials of `mode`, each killed after a seeded random number of rulings read."""
     rng = random.Random(seed)
-    points = [rng.randrange(len(expected)) for _ in range(kills)]
-    folders = [tmp_path / f"kill{i}" for i in range(kills)]
+    total = len(mode.expected) or 200
+    points = [rng.randrange(total) for _ in range(count)]
+    folders = [tmp_path / f"{mode.name}{i}" for i in range(count)]
     for folder in folders:
         folder.mkdir()
     with ThreadPoolExecutor(max_workers=2) as pool:
-        return list(pool.map(lambda i: _trial(folders[i], script, expected, points[i]), range(kills)))
+        return list(pool.map(lambda i: trial(folders[i], mode, points[i]), range(count)))
 
 
-def test_a_game_killed_at_50_random_points_resumes_to_the_same_rulings(
-    game: tuple[Path, list[str]], tmp_path: Path
+def _report(mode: Mode, outcomes: list[tuple[str, int]]) -> str:
+    resumed = sum(1 for o, _ in outcomes if o == "resumed")
+    twice = sum(d for _, d in outcomes)
+    return (
+        f"{mode.name}: {len(outcomes)} kills, {resumed} mid-game, {twice} rulings told twice (marked again)"
+    )
+
+
+def test_a_game_killed_at_random_points_announces_every_ruling_once_and_resumes_to_the_same_rulings(
+    tmp_path: Path,
 ) -> None:
-    script, expected = game
-    outcomes = _kills(tmp_path, script, expected, KILLS, 2026)
+    mode = plain_mode(tmp_path)
+    outcomes = kills(tmp_path, mode, KILLS, 2026)
     # Most kills must land mid-game (the small pipe holds the run back), or this tests little.
-    assert outcomes.count("resumed") >= KILLS * 0.8, outcomes
-    print(f"{outcomes.count('resumed')} of {KILLS} kills landed mid-game")
+    assert sum(1 for o, _ in outcomes if o == "resumed") >= KILLS * 0.8, outcomes
+    print(_report(mode, outcomes))
 
 
 def test_a_game_with_questions_killed_at_random_points_resumes_to_the_same_rulings(tmp_path: Path) -> None:
-    """Lays asked and named later: a kill while a question is open leaves it open in the journal,
-    with the presses that waited behind it, and the resumed run judges them when it is named."""
-    import json
+    mode = questions_mode(tmp_path)
+    kills_ = 10
+    outcomes = kills(tmp_path, mode, kills_, 2027)
+    assert sum(1 for o, _ in outcomes if o == "resumed") >= kills_ * 0.7, outcomes
 
-    from .test_questions import _ask
 
-    lines = [json.loads(line) for line in _script(seed=56).splitlines()]
-    asked = _ask(lines, random.Random(56), 12)
-    script = tmp_path / "asked.jsonl"
-    script.write_text("".join(json.dumps(line) + "\n" for line in asked))
-    expected = [json.dumps(r.to_json()) for r in adjudicate(io.StringIO(script.read_text()), "game")]
-    kills = 12
-    outcomes = _kills(tmp_path, script, expected, kills, 2027)
-    assert outcomes.count("resumed") >= kills * 0.7, outcomes
+def test_a_live_rehearsal_killed_at_random_points_keeps_its_spacing_and_announces_every_ruling_once(
+    tmp_path: Path,
+) -> None:
+    mode = live_mode(tmp_path)
+    kills_ = 6
+    outcomes = kills(tmp_path, mode, kills_, 2028)
+    assert sum(1 for o, _ in outcomes if o == "resumed") >= kills_ * 0.5, outcomes
+
+
+@pytest.mark.parametrize("kill_after", [1, 5, 40])
+def test_a_live_rehearsal_resumed_keeps_the_gap_after_its_last_journaled_line(
+    tmp_path: Path, kill_after: int
+) -> None:
+    """The first new line lands at its own time after the last one judged, not at that one's time."""
+    mode = live_mode(tmp_path)
+    outcome, _ = trial(tmp_path, mode, kill_after)
+    assert outcome == "resumed"
+    assert len(_offsets(tmp_path, mode.script)) == 1

@@ -113,20 +113,16 @@ def test_log_lines_say_what_happened():
 
 
 def test_a_demo_interrupted_mid_game_resumes_from_its_journal_to_the_same_end(tmp_path):
-    import sqlite3
-
     from referee.journal import Journal
     from referee.replay import export
+
+    from .helpers import power_cut
 
     args = demo_args(seed=4, data_dir=str(tmp_path))
     assert run_demo(args, io.StringIO()) == 0
     truth = [r.to_json() for play in VirtualTable(players=3, seed=4).play() for r in play.rulings]
     # The power goes after event 300: the journal has only those, and the game is still open.
-    db = sqlite3.connect(tmp_path / "journal.sqlite3")
-    with db:
-        db.execute("DELETE FROM events WHERE seq >= 300")
-        db.execute("UPDATE games SET status = 'open', winner = NULL, ended = NULL")
-    db.close()
+    power_cut(tmp_path, 300)
     out = io.StringIO()
     assert run_demo(args, out) == 0
     assert "Resuming game 1 from the journal" in out.getvalue() and "300 events" in out.getvalue()
