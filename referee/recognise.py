@@ -368,7 +368,15 @@ class Recogniser:
         # An outline well inside the window with an index read is the card's, read or refused:
         # the next level would only read it again from fewer pixels. One with no index may be a
         # frame printed on a bigger card.
-        while reading.quad is None or not reading.ranked or _near_window_top(reading.quad, f):
+        # An outline read but not for sure may be a box inside a bigger card (a court picture's
+        # frame on a card over MAX_WIDTH): the next level, where that card is in the window, may
+        # read it for sure.
+        while (
+            reading.quad is None
+            or not reading.ranked
+            or not reading.sure
+            or _near_window_top(reading.quad, f)
+        ):
             f *= LEVEL_STEP
             if MIN_WIDTH * f > LEVEL_REACH * min(h, w):
                 break  # no card this big fits in the frame

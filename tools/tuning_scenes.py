@@ -132,10 +132,11 @@ def _shadow(frame: np.ndarray, rng: np.random.Generator, near: np.ndarray, kind:
     frame[:] = (frame * (1 - depth * mask[..., None])).clip(0, 255).astype(np.uint8)
 
 
-def scene(deck: str, code: str, rng: np.random.Generator) -> Scene:
+def scene(deck: str, code: str, rng: np.random.Generator, size_name: str | None = None) -> Scene:
     """One frame: `code` on top of nothing, one card or a pile, on a random table, under a random
-    light and a camera turned up to 25 degrees; its corners and conditions with it."""
-    size_name = str(rng.choice(list(SIZES), p=SIZE_P))
+    light and a camera turned up to 25 degrees; its corners and conditions with it. A big card
+    (a phone photo of one card) lies wholly in the frame."""
+    size_name = size_name or str(rng.choice(list(SIZES), p=SIZE_P))
     out = (1280, 720) if size_name != "big" or rng.random() < 0.5 else (720, 1280)
     if size_name == "big":
         width = int(rng.uniform(0.5, 0.75) * min(out))
@@ -182,6 +183,11 @@ def scene(deck: str, code: str, rng: np.random.Generator) -> Scene:
     hom = _tilt(canvas, out, degrees, rng)
     frame = cv2.warpPerspective(frame, hom, out, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
     corners = cv2.perspectiveTransform(corners.reshape(1, 4, 2), hom).reshape(4, 2)
+    inside = (
+        (corners >= 2).all() and (corners[:, 0] <= out[0] - 3).all() and (corners[:, 1] <= out[1] - 3).all()
+    )
+    if size_name == "big" and not inside:
+        return scene(deck, code, rng, size_name)
     balance = np.array([rng.uniform(0.85, 1.1), 1.0, rng.uniform(0.85, 1.15)], np.float32)
     frame = (frame * balance).clip(0, 255).astype(np.uint8)
     glare = float(rng.uniform(0.3, 0.8)) if rng.random() < 0.3 else 0.0
