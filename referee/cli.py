@@ -182,7 +182,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args, sys.stdout))
     except UserError as e:
-        print(e, file=sys.stderr)
+        # One line, whatever the message quotes (SQLite quotes a damaged schema's lines).
+        print(" ".join(part.strip() for part in str(e).splitlines()), file=sys.stderr)
         return EXIT_INPUT
     except BrokenPipeError:
         # The reader went away (`| head`): not an error of ours; keep Python quiet at exit.
