@@ -40,7 +40,10 @@ def _journal(args: argparse.Namespace) -> Any:
         folder = default_data_dir()
     if not (folder / FILE_NAME).is_file():
         raise UserError(f"{folder / FILE_NAME}: no journal here (no game has been played with this data dir)")
-    return Journal.open(folder)
+    try:
+        return Journal.open(folder)
+    except UnicodeDecodeError:  # SQLite's message about a damaged file, itself damaged
+        raise UserError(f"{folder / FILE_NAME}: cannot open the journal: the file is damaged") from None
 
 
 @contextlib.contextmanager

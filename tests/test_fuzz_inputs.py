@@ -25,3 +25,18 @@ def test_mutated_inputs_get_one_line_never_a_traceback_or_a_hang(kind, caplog):
     assert tally.hangs == []
     assert tally.not_one_line == []
     assert tally.cases >= CASES[kind] and sum(tally.statuses.values()) == tally.cases
+
+
+def test_a_journal_whose_damage_garbles_sqlites_own_message_is_one_line(tmp_path, caplog):
+    """The case the 2,000-case run found: bytes flipped so that SQLite's error text is not
+    UTF-8 (a UnicodeDecodeError out of the journal's opening)."""
+    import random
+
+    from fuzz_inputs import Fuzzer, run_main
+
+    fuzzer = Fuzzer(tmp_path, seed=1)
+    with caplog.at_level(logging.CRITICAL):
+        for argv in fuzzer.journal(random.Random("1:journal:956")):
+            what, status, err = run_main(argv, 30)
+            assert (what, status) == ("ok", 2), err
+            assert err.count("\n") == 1 and "journal" in err
