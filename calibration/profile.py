@@ -30,6 +30,7 @@ from referee.recognise import PROFILE_VERSION, Profile
 TABLE_PROFILE_VERSION = 1
 STEPS = ("camera", "seats", "deck", "buttons")  # the wizard's steps that write to the profile
 FILE_NAME = "table-profile.npz"
+MAX_UNPACKED = 256 * 2**20  # bytes: a profile's arrays are a few MB
 
 
 class TableProfileError(UserError):
@@ -40,10 +41,24 @@ def default_profile_path() -> Path:
     """Where the wizard keeps the profile: /etc/referee for the service (when it is writable
     or already holds one), else the user's XDG config folder."""
     system = Path("/etc/referee")
-    if (system / FILE_NAME).exists() or (system.is_dir() and os.access(system, os.W_OK)):
+    if exists(system / FILE_NAME) or (system.is_dir() and os.access(system, os.W_OK)):
         return system / FILE_NAME
     base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(base) / "referee" / FILE_NAME
+
+
+def exists(path: Path) -> bool:
+    """Whether `path` is there; TableProfileError (one line) when its folder may not be looked
+    into (an unreadable ~/.config/referee), rather than a guess either way."""
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError as e:
+        raise TableProfileError(
+            f"{path}: cannot look for the profile: {e.strerror or e} (check the folder's permissions)"
+        ) from None
+    return True
 
 
 @dataclass(frozen=True)
@@ -117,8 +132,9 @@ def table_part(path: str | os.PathLike[str]) -> dict[str, Any] | None:
 def _read_table(source: Path) -> tuple[dict[str, Any] | None, bool]:
     """The table part (None for a deck profile) and whether the file holds a deck's arrays,
     from one look at the file."""
-    if source.is_file() and not zipfile.is_zipfile(source):  # numpy would call it pickled data
-        raise TableProfileError(f"{source}: not a profile (a profile is an .npz file the wizard writes)")
+    if not exists(source):
+        raise TableProfileError(f"{source}: no such profile (run `referee calibrate`)")
+    _check_size(source)
     try:
         with np.load(source, allow_pickle=False) as data:
             has_deck = "faces" in data.files
@@ -139,6 +155,27 @@ def _read_table(source: Path) -> tuple[dict[str, Any] | None, bool]:
             f"{source}: table profile version {version}, this referee reads {TABLE_PROFILE_VERSION}"
         )
     return meta, has_deck
+
+
+def _check_size(source: Path) -> None:
+    """A profile is a zip file of a few MB: anything else, or one that would unpack to more
+    than MAX_UNPACKED (a zip bomb), is refused before numpy reads it."""
+    try:
+        if not source.is_file():
+            raise TableProfileError(f"{source}: not a profile (not a regular file)")
+        if source.stat().st_size > MAX_UNPACKED or not zipfile.is_zipfile(source):
+            # numpy would call a file that is not a zip pickled data
+            raise TableProfileError(f"{source}: not a profile (a profile is an .npz file the wizard writes)")
+        with zipfile.ZipFile(source) as archive:
+            unpacked = sum(entry.file_size for entry in archive.infolist())
+    except OSError as e:
+        raise TableProfileError(f"{source}: cannot read: {e.strerror or e}") from None
+    except zipfile.BadZipFile as e:
+        raise TableProfileError(f"{source}: not a table profile (a damaged zip: {e})") from None
+    if unpacked > MAX_UNPACKED:
+        raise TableProfileError(
+            f"{source}: not a profile (it would unpack to {unpacked // 2**20} MB; a profile is a few MB)"
+        )
 
 
 def load(path: str | os.PathLike[str]) -> TableProfile:

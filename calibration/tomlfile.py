@@ -14,8 +14,11 @@ import tomllib
 from collections.abc import Mapping
 from datetime import date, time
 from os import PathLike
-from pathlib import Path
 from typing import Any
+
+from referee.errors import read_capped
+
+MAX_TOML = 1024 * 1024  # a config or wiring file is a few KB
 
 
 class Bad(Exception):
@@ -31,7 +34,7 @@ def read_toml(path: str | PathLike[str], error: type[Exception]) -> dict[str, An
     """The file's TOML as a dict; `error` (one line naming the file and line) on any problem."""
     source = str(path)
     try:
-        raw = Path(path).read_bytes()
+        raw = read_capped(path, MAX_TOML)
     except OSError as e:
         raise error(f"{source}: cannot read: {e.strerror or e}") from None
     raw = raw.removeprefix(codecs.BOM_UTF8)  # as some Windows editors write: harmless
@@ -44,6 +47,8 @@ def read_toml(path: str | PathLike[str], error: type[Exception]) -> dict[str, An
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise error(_toml_message(source, str(e))) from None
+    except RecursionError:  # arrays or inline tables nested hundreds deep
+        raise error(f"{source}: not valid TOML: nested too deeply") from None
 
 
 def _toml_message(source: str, message: str) -> str:

@@ -23,7 +23,7 @@ from typing import Any, Protocol, Self
 import cv2
 import numpy as np
 
-from .image_files import ImageFileError, read_image
+from .image_files import MAX_PIXELS, ImageFileError, read_image
 
 IMAGE_EXTENSIONS = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".webp"})
 
@@ -192,6 +192,13 @@ class VideoSource(_Source):
             raise SourceError(f"{self.name}: cannot open as a video")
         self.fps: float | None = None
         if not self.live:
+            w, h = self._cap.get(cv2.CAP_PROP_FRAME_WIDTH), self._cap.get(cv2.CAP_PROP_FRAME_HEIGHT)
+            if w * h > MAX_PIXELS:  # as for an image file: each frame would be that big
+                self._cap.release()
+                raise SourceError(
+                    f"{self.name}: {w:.0f} x {h:.0f} pixels a frame is too big "
+                    f"(at most {MAX_PIXELS // 1_000_000} megapixels)"
+                )
             if fps is None:
                 fps = self._cap.get(cv2.CAP_PROP_FPS)
                 if not (fps and fps > 0 and np.isfinite(fps)):

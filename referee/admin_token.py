@@ -12,7 +12,7 @@ import secrets
 import stat
 from pathlib import Path
 
-from .errors import UserError
+from .errors import UserError, read_capped
 
 TOKEN_BYTES = 24  # 32 URL-safe characters
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{16,128}")
@@ -39,7 +39,7 @@ def read_token(path: Path) -> str:
     """The token in `path`. FileNotFoundError if there is none; UserError if it is not usable."""
     try:
         st = path.stat()
-        text = path.read_text(encoding="ascii").strip()
+        text = read_capped(path, 4096).decode("ascii").strip()  # a token is 32 characters
     except FileNotFoundError:
         raise
     except (OSError, UnicodeDecodeError) as e:

@@ -28,6 +28,7 @@ from typing import Any, TextIO
 import numpy as np
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -38,7 +39,8 @@ from calibration.wizard import Pacer
 
 from .calibrate_cli import Terminal
 from .errors import UserError
-from .kiosk import NO_STORE, STATIC, LiveHub, error_response, live_page_routes, read_params
+from .kiosk import NO_STORE, STATIC, BadBody, LiveHub, error_response, live_page_routes, read_params
+from .kiosk_guard import KioskGuard
 from .kiosk_server import KioskServer
 
 PAGE = "/calibrate"
@@ -272,7 +274,10 @@ def make_wizard_app(hub: WizardHub) -> Starlette:
         # which this app never grants, while it could post a plain form.
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
             return error_response(415, "send the answer as JSON")
-        params = await read_params(request)
+        try:
+            params = await read_params(request)
+        except BadBody as e:
+            return error_response(e.status, str(e))
         if params is None:
             return error_response(400, 'send {"prompt": ID, "answer": TEXT}')
         status, message = hub.answer(params.get("prompt"), params.get("answer"))
@@ -294,7 +299,7 @@ def make_wizard_app(hub: WizardHub) -> Starlette:
         Route(f"{PAGE}/answer", answer, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(KioskGuard)])
 
 
 class KioskFront(Terminal):

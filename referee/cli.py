@@ -8,18 +8,19 @@ import os
 import stat
 import sys
 from collections.abc import Sequence
-from typing import BinaryIO, TextIO
+from typing import TextIO
 
 from . import __version__
 from .errors import UserError
 from .presets import PRESETS
-from .script import ScriptError, adjudicate
+from .script import CappedLines, ScriptError, adjudicate
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT = 0, 1, 2
 
 
-def _open_input(path: str) -> tuple[BinaryIO, str, bool]:
-    """The script as bytes, the name errors should use, and whether it is a live stream."""
+def _open_input(path: str) -> tuple[CappedLines, str, bool]:
+    """The script's lines (each at most MAX_LINE bytes), the name errors should use, and
+    whether it is a live stream."""
     if path == "-":
         stream = sys.stdin.buffer
         name = "<stdin>"
@@ -33,7 +34,7 @@ def _open_input(path: str) -> tuple[BinaryIO, str, bool]:
         live = not stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
     except (OSError, ValueError):
         live = True
-    return stream, name, live
+    return CappedLines(stream, name), name, live
 
 
 def cmd_adjudicate(args: argparse.Namespace, out: TextIO) -> int:
@@ -57,7 +58,7 @@ def cmd_adjudicate(args: argparse.Namespace, out: TextIO) -> int:
         out.flush()
         raise UserError(str(e)) from None
     finally:
-        if stream is not sys.stdin.buffer:
+        if stream.stream is not sys.stdin.buffer:
             stream.close()
     return EXIT_OK
 
@@ -204,7 +205,8 @@ def _run(args: argparse.Namespace) -> int:
     try:
         return int(args.run(args, sys.stdout))
     except UserError as e:
-        print(e, file=sys.stderr)
+        # One line, whatever the message quotes (SQLite quotes a damaged schema's lines).
+        print(" ".join(part.strip() for part in str(e).splitlines()), file=sys.stderr)
         return EXIT_INPUT
     except BrokenPipeError:
         # The reader went away (`| head`): not an error of ours; keep Python quiet at exit.

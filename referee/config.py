@@ -9,6 +9,7 @@ The format, with an example: docs/run.md.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from os import PathLike
@@ -16,12 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from calibration.profile import TableProfileError, default_profile_path, table_part
+from calibration.profile import exists as profile_exists
 from calibration.tomlfile import Bad, known, need_table, read_toml, show
 from calibration.wiring import Wiring, WiringError, default_wiring, load_wiring, parse_wiring
 
 from .engine import MAX_PLAYERS, MIN_PLAYERS
 from .errors import UserError
 from .options import OptionError
+from .player_names import check_names
 from .presets import UnknownPreset, rules_for
 
 SIDES = ("bottom", "top", "left", "right")
@@ -30,7 +33,8 @@ _TOP_KEYS = ("table", "camera", "hardware", "service")
 _TABLE_KEYS = ("players", "rules", "options")
 _CAMERA_KEYS = ("source", "profile", "fps", "seats")
 _HARDWARE_KEYS = ("pins", "wiring")
-_SERVICE_KEYS = ("data_dir", "kiosk", "kiosk_host", "kiosk_port")
+_HOST_NAME = re.compile(r"[A-Za-z0-9.:_-]{1,253}")  # a DNS name, an IPv4 or an IPv6 address
+_SERVICE_KEYS = ("data_dir", "kiosk", "kiosk_host", "kiosk_port", "kiosk_names")
 
 
 class ConfigError(UserError):
@@ -57,6 +61,7 @@ class Config:
     kiosk: bool = True
     kiosk_host: str = "127.0.0.1"
     kiosk_port: int = 8080
+    kiosk_names: tuple[str, ...] = ()  # names the page is opened by besides the Pi's own (kiosk_guard)
 
     def game_line(self) -> dict[str, Any]:
         return {"game": {"players": list(self.players), "rules": self.rules, "options": dict(self.options)}}
@@ -102,10 +107,11 @@ def _parse(data: Mapping[str, Any], source: str, folder: Path) -> Config:
             "camera.source", f'must be "camera", a webcam number, a video or folder, not {show(source_text)}'
         )
     profile = _path(camera, "profile", "camera.profile", folder)
-    wizards = default_profile_path()
-    if profile is None and wizards.exists():
-        profile = wizards  # what `referee calibrate` wrote, unless the config says
     try:
+        if profile is None:
+            wizards = default_profile_path()
+            if profile_exists(wizards):
+                profile = wizards  # what `referee calibrate` wrote, unless the config says
         table_profile = table_part(profile) if profile is not None else None
     except TableProfileError as e:
         raise Bad("camera.profile", str(e)) from None
@@ -157,6 +163,12 @@ def _parse(data: Mapping[str, Any], source: str, folder: Path) -> Config:
     port = service.get("kiosk_port", 8080)
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
         raise Bad("service.kiosk_port", f"must be a TCP port, 1 to 65535 (0: any free one), not {show(port)}")
+    names = service.get("kiosk_names", [])
+    if not isinstance(names, list) or not all(isinstance(n, str) and _HOST_NAME.fullmatch(n) for n in names):
+        raise Bad(
+            "service.kiosk_names",
+            f'must be a list of host names or addresses (["referee.lan"]), not {show(names)}',
+        )
     return Config(
         source=source,
         players=players,
@@ -174,6 +186,7 @@ def _parse(data: Mapping[str, Any], source: str, folder: Path) -> Config:
         kiosk=kiosk,
         kiosk_host=host.strip(),
         kiosk_port=port,
+        kiosk_names=tuple(n.lower() for n in names),
     )
 
 
@@ -189,6 +202,10 @@ def _players(players: Any) -> tuple[str, ...]:
         raise Bad("table.players", f"must be a list of player names, one per seat, not {show(players)}")
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
         raise Bad("table.players", f"{len(players)} players; a game has {MIN_PLAYERS} to {MAX_PLAYERS}")
+    try:
+        check_names([p.strip() for p in players])
+    except ValueError as e:
+        raise Bad("table.players", str(e)) from None
     said: dict[str, int] = {}
     for i, name in enumerate(players):
         key = name.strip().casefold()  # as a player hears it announced

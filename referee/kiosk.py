@@ -24,7 +24,7 @@ import hmac
 import ipaddress
 import json
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Protocol
@@ -32,6 +32,7 @@ from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
@@ -43,7 +44,9 @@ from .announcer import Target, Value
 from .cards import parse_card
 from .errors import UserError
 from .events import Unread
+from .kiosk_guard import KioskGuard
 from .kiosk_view import TableView
+from .player_names import check_names
 from .rulings import Ruling
 from .table import State
 
@@ -235,10 +238,12 @@ def make_app(
     token: str,
     commands: TableCommands | None = None,
     crops: Callable[[int], Any] | None = None,
+    names: Collection[str] = (),
 ) -> Starlette:
     """The kiosk's web app. `token` guards the admin endpoints; `commands` carries them out
     (None: a read-only kiosk, whose admin endpoints answer 503). `crops` gives the camera's
-    picture (a BGR image) of the card laid at a time, None when it has none."""
+    picture (a BGR image) of the card laid at a time, None when it has none. `names`: host
+    names the page may be opened by besides the machine's own (`KioskGuard`)."""
 
     async def question_crop(request: Request) -> Response:
         try:
@@ -262,13 +267,24 @@ def make_app(
 
     def admin(run: Command) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
-            params = await read_params(request)
+            # A token in the header is checked before the body is read: a wrong one costs nothing.
+            bearer = _bearer(request)
+            if bearer is not None and not _same_token(bearer, token):
+                return error_response(403, "wrong admin token")
+            try:
+                params = await read_params(request)
+            except BadBody as e:
+                return error_response(e.status, str(e))
             if params is None:
                 return error_response(400, "send a JSON object or a form")
-            given = _given_token(request, params)
+            given = bearer or _form_token(request, params)
             if given is None:
-                return error_response(401, "the admin token is needed", {"WWW-Authenticate": "Bearer"})
-            if not hmac.compare_digest(given.encode(), token.encode()):
+                return error_response(
+                    401,
+                    "the admin token is needed (Authorization: Bearer TOKEN, or a form's token field)",
+                    {"WWW-Authenticate": "Bearer"},
+                )
+            if not _same_token(given, token):
                 return error_response(403, "wrong admin token")
             if commands is None:
                 return error_response(503, "this kiosk takes no commands")
@@ -296,7 +312,7 @@ def make_app(
         Route("/api/question/{t}.jpg", question_crop),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(KioskGuard, names=names)])
 
 
 def event_response(hub: LiveHub) -> Response:
@@ -323,17 +339,41 @@ async def event_stream(hub: LiveHub) -> AsyncIterator[bytes]:
             yield b": keep-alive\n\n"
 
 
+class BadBody(ValueError):
+    """A request body refused before it is parsed; `status` is the HTTP status to answer."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
+    """The request's body, read no further than `limit` bytes: BadBody (413) past it. A
+    Content-Length over the limit is refused before a byte is read."""
+    length = request.headers.get("content-length")
+    too_big = BadBody(413, f"a command's body is at most {limit // 1024} KiB")
+    if length is not None:
+        if not length.strip().isdigit():
+            raise BadBody(400, "a bad Content-Length")
+        if int(length) > limit:
+            raise too_big
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise too_big
+    return bytes(body)
+
+
 async def read_params(request: Request) -> dict[str, Any] | None:
     """The request's parameters: a JSON object, a URL-encoded form (names may repeat), or
-    nothing. None when the body is neither, or too big for any command."""
-    body = await request.body()
-    if len(body) > MAX_BODY:
-        return None
+    nothing. None when the body is neither; BadBody when it is too big for any command."""
+    body = await read_body(request)
     kind = request.headers.get("content-type", "").split(";")[0].strip()
     if kind == "application/json":
         try:
             params = json.loads(body or b"{}")
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested thousands deep
             return None
         return params if isinstance(params, dict) else None
     if kind == "application/x-www-form-urlencoded":
@@ -346,12 +386,25 @@ async def read_params(request: Request) -> dict[str, Any] | None:
     return {} if not body else None
 
 
-def _given_token(request: Request, params: dict[str, Any]) -> str | None:
+def _bearer(request: Request) -> str | None:
     scheme, _, value = request.headers.get("authorization", "").partition(" ")
     if scheme.lower() == "bearer" and value.strip():
         return value.strip()
+    return None
+
+
+def _form_token(request: Request, params: dict[str, Any]) -> str | None:
+    """A form's `token` field: a plain HTML form cannot set a header. A JSON body's is not
+    read: the kiosk's page and any script send the header."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip()
+    if kind != "application/x-www-form-urlencoded":
+        return None
     given = params.get("token")
     return given if isinstance(given, str) and given else None
+
+
+def _same_token(given: str, token: str) -> bool:
+    return hmac.compare_digest(given.encode(), token.encode())
 
 
 def _text(params: dict[str, Any], key: str) -> str:
@@ -371,8 +424,7 @@ def _names(params: dict[str, Any]) -> list[str]:
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise ValueError("give 'names' as a list of player names")
     names = [n.strip() for n in names]
-    if not all(names):
-        raise ValueError("a player's name cannot be empty")
+    check_names(names)
     return names
 
 

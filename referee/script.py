@@ -16,6 +16,7 @@ from .engine import IllegalEvent, SetupError
 from .errors import show_json
 from .events import Event, Lay, Named, Snap, Unread, Wait
 from .options import OptionError
+from .player_names import check_names
 from .presets import UnknownPreset, rules_for
 from .questions import NEVER_NAMED, Judging, NothingToName, end, take
 from .rulings import Ruling
@@ -31,8 +32,44 @@ EVENT_KEYS = {
 }
 
 
+MAX_LINE = 64 * 1024  # bytes: a game line with eight names and every option is under 2 KB
+
+
 class ScriptError(ValueError):
     """A table script that cannot be adjudicated; str() is the one-line message."""
+
+
+class CappedLines:
+    """A binary stream's lines, none longer than `limit` bytes: a longer one (`/dev/zero`, a
+    binary file, a line with no end) is a ScriptError naming its line, after reading at most
+    `limit` bytes of it, so memory stays bounded whatever the input. `stream` stays the
+    caller's: `close()` closes it."""
+
+    def __init__(self, stream: Any, source: str, limit: int = MAX_LINE) -> None:
+        self.stream = stream
+        self.source = source
+        self.limit = limit
+
+    def __iter__(self) -> Iterator[bytes]:
+        readline = self.stream.readline
+        lineno = 0
+        while True:
+            line = readline(self.limit + 1)
+            if not line:
+                return
+            lineno += 1
+            if len(line) > self.limit and not (len(line) == self.limit + 1 and line.endswith(b"\n")):
+                raise ScriptError(
+                    f"{self.source}:{lineno}: a line longer than {self.limit // 1024} KiB: "
+                    "not a table script (one JSON object a line)"
+                )
+            yield line
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    def close(self) -> None:
+        self.stream.close()
 
 
 class _LineError(ValueError):
@@ -109,6 +146,10 @@ def parse_game(obj: Any) -> GameSpec:
         or not all(isinstance(p, str) and p.strip() for p in players)
     ):
         raise _LineError('"players" must be a list of player names')
+    try:
+        check_names(players)
+    except ValueError as e:
+        raise _LineError(str(e)) from None
     rules = game.get("rules", "celtic")
     options = game.get("options", {})
     if not isinstance(options, dict):
@@ -129,7 +170,7 @@ def read_game_line(raw: bytes | str, source: str, lineno: int) -> GameSpec | Non
     try:
         text = raw.decode("utf-8-sig") if isinstance(raw, bytes) else raw.removeprefix("\ufeff")
         obj = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None  # not a game line: read_script reports what is wrong with it
     if not isinstance(obj, dict) or "game" not in obj:
         return None
@@ -246,6 +287,8 @@ def read_script(
                 obj = loads(text)
             except ValueError as e:
                 raise _LineError(f"not JSON: {e}") from None
+            except RecursionError:  # arrays or objects nested thousands deep
+                raise _LineError("not JSON: nested too deeply") from None
             if state is None and (game is None or (isinstance(obj, dict) and "game" in obj)):
                 state = parse_game(obj).new_game()
                 yield lineno, state

@@ -258,7 +258,11 @@ def _run_service(
     lines: Iterable[bytes] = ()
     if args.lays_from is not None:
         stream, name, _ = _open_input(args.lays_from)
-        lines, spec, explicit = _game_of(stream, name, spec)
+        try:
+            lines, spec, explicit = _game_of(stream, name, spec)
+        except ScriptError as e:  # its first line cannot be read (a line with no end: /dev/zero)
+            stream.close()
+            raise UserError(str(e)) from None
     try:
         with Journal.open(config.data_dir, accept_loss=args.new_game) as journal:
             if journal.damage is not None:
@@ -345,7 +349,7 @@ def _run_service(
     except ScriptError as e:
         raise UserError(str(e)) from None
     finally:
-        if stream is not None and stream is not sys.stdin.buffer:
+        if stream is not None and stream.stream is not sys.stdin.buffer:
             stream.close()
     return 0
 
@@ -705,7 +709,10 @@ def _start_kiosk(
     token = load_or_create_token(config.data_dir / "admin-token")
     commands = HostCommands(journal, recorder, hub, spec, source, crops=crops)
     server = KioskServer(
-        make_app(hub, token, commands, crops.get), hub, host=host or config.kiosk_host, port=config.kiosk_port
+        make_app(hub, token, commands, crops.get, config.kiosk_names),
+        hub,
+        host=host or config.kiosk_host,
+        port=config.kiosk_port,
     )
     server.start()  # a busy port: one line, exit 2
     note(f"kiosk page: {server.url}")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -40,7 +42,10 @@ def _journal(args: argparse.Namespace) -> Any:
         raise UserError(f"{folder / FILE_NAME}: no journal here (no game has been played with this data dir)")
     # Read-only: nothing is written or created, so these work on read-only media, on a full
     # disk, and while `referee run` writes the same journal.
-    return Journal.open(folder, readonly=True)
+    try:
+        return Journal.open(folder, readonly=True)
+    except UnicodeDecodeError:  # SQLite's message about a damaged file, itself damaged
+        raise UserError(f"{folder / FILE_NAME}: cannot open the journal: the file is damaged") from None
 
 
 def _damage(journal: Any) -> int:
@@ -51,33 +56,27 @@ def _damage(journal: Any) -> int:
     return 2
 
 
+@contextlib.contextmanager
+def _damaged_lines(journal: Any) -> Iterator[None]:
+    """A journal line that is not what the referee wrote (bad JSON, a field missing) as one
+    line naming the journal, not a traceback. The reading itself is the journal's."""
+    try:
+        yield
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError) as e:
+        if isinstance(e, UserError):
+            raise
+        why = str(e) if isinstance(e, ValueError) and str(e) else f"{type(e).__name__}: {e}"
+        raise UserError(f"{journal.path}: a damaged entry: {why}") from None
+
+
 def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
     """Every game in the journal, one line each (JSON with --json)."""
-    with _journal(args) as journal:
-        games = journal.games()
+    with _journal(args) as journal, _damaged_lines(journal):
+        lines = [_game_line(g, args.json) for g in journal.games()]  # all checked before any is printed
         damage = journal.damage
-    for g in games:
-        players = g.spec["game"]["players"]
-        if args.json:
-            row = {
-                "game": g.id,
-                "started": g.started,
-                "ended": g.ended,
-                "status": g.status,
-                "players": players,
-                "rules": g.spec["game"].get("rules", "celtic"),
-                "events": g.events,
-                "winner": g.winner,
-                "source": g.source,
-            }
-            out.write(json.dumps(row) + "\n")
-            continue
-        result = g.status if g.winner is None else f"won by {players[g.winner]}"
-        out.write(
-            f"{g.id:>4}  {g.started}  {result:<16} {g.events:>6} events  {', '.join(players)}"
-            f"  ({g.source or '-'})\n"
-        )
-    if not games and not args.json:
+    for line in lines:
+        out.write(line + "\n")
+    if not lines and not args.json:
         out.write("no games yet\n")
     if damage is not None:
         out.flush()
@@ -86,11 +85,31 @@ def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _game_line(g: Any, as_json: bool) -> str:
+    players = g.spec["game"]["players"]
+    if as_json:
+        row = {
+            "game": g.id,
+            "started": g.started,
+            "ended": g.ended,
+            "status": g.status,
+            "players": players,
+            "rules": g.spec["game"].get("rules", "celtic"),
+            "events": g.events,
+            "winner": g.winner,
+            "source": g.source,
+        }
+        return json.dumps(row)
+    result = g.status if g.winner is None else f"won by {players[g.winner]}"
+    names = ", ".join(players)
+    return f"{g.id:>4}  {g.started}  {result:<16} {g.events:>6} events  {names}  ({g.source or '-'})"
+
+
 def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     """A game's table script with its rulings after each event: `referee adjudicate` replays it."""
     from .replay import export
 
-    with _journal(args) as journal:
+    with _journal(args) as journal, _damaged_lines(journal):
         game = journal.game(args.game)
         if game is None:
             known = ", ".join(str(g.id) for g in journal.games()) or "none"

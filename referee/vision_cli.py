@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from .errors import UserError
-from .script import ScriptError, read_script
+from .errors import UserError, read_capped
+from .script import MAX_LINE, ScriptError, read_script
 
 # OpenCV and numpy are imported by the commands that use them, not by every `referee`
 # command: adjudicate and demo start faster, and run where the camera extra is absent.
@@ -83,7 +84,14 @@ def parse_sides(text: str | None) -> dict[str, int] | None:
 def _game_line(spec: str) -> dict[str, Any]:
     """--game: a game line (JSON) or a file holding one, checked as adjudicate would."""
     path = Path(spec)
-    text = path.read_text(encoding="utf-8") if path.is_file() else spec
+    text = spec
+    if os.path.exists(path):  # False, not an error, for a path it may not look into
+        try:
+            text = read_capped(path, MAX_LINE).decode("utf-8")
+        except OSError as e:
+            raise UserError(f"--game {spec}: cannot read: {e.strerror or e}") from None
+        except UnicodeDecodeError:
+            raise UserError(f"--game {spec}: not UTF-8 text") from None
     try:
         next(read_script([text.strip()], "--game"))  # checked as adjudicate would check it
     except ScriptError as e:

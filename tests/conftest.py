@@ -1,4 +1,5 @@
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -55,3 +56,31 @@ def browser() -> Iterator[Any]:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+def wait_for(page: Any, expression: str, arg: Any = None, timeout_ms: float = 30_000) -> None:
+    """Until `expression` (JavaScript, or a function of `arg`) is true on the page.
+
+    Not Playwright's `wait_for_function`: that polls by `eval` inside the page, which the
+    kiosk's Content-Security-Policy forbids, as it should. `page.evaluate` goes through the
+    DevTools protocol, which the page's policy does not govern; each try waits a frame."""
+    from playwright.sync_api import Error
+
+    deadline = time.monotonic() + timeout_ms / 1000
+    while True:
+        try:
+            if page.evaluate(expression, arg):
+                return
+            page.evaluate("() => new Promise(requestAnimationFrame)")
+        except Error as e:  # the page went to another (the game's page to the wizard's): try there
+            if "context was destroyed" not in str(e) and "navigat" not in str(e):
+                raise
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the page never had {expression} (arg {arg!r}) in {timeout_ms:.0f} ms")
+
+
+def csp_violations(page: Any) -> list[str]:
+    """A list that fills with the page's Content-Security-Policy complaints from now on."""
+    found: list[str] = []
+    page.on("console", lambda m: found.append(m.text) if "Content Security Policy" in m.text else None)
+    return found

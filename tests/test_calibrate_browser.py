@@ -22,7 +22,7 @@ from calibration.profile import TableProfile, load, partial_path, save
 from calibration.wizard_view import prompt_view
 from referee.calibrate_kiosk import BackgroundWizard, Holds, WizardHub, make_wizard_app
 from referee.kiosk_server import KioskServer
-from tests.conftest import ARTIFACTS
+from tests.conftest import ARTIFACTS, wait_for
 from tests.test_kiosk import race_hub
 from tests.test_kiosk_browser import SIZES, serve
 
@@ -43,15 +43,13 @@ def open_wizard(browser: Any, wizard: BackgroundWizard, size: tuple[int, int]) -
 
 def shows(page: Any, prompt: Any) -> None:
     """Wait until the page shows `prompt` (the one the steps are held at)."""
-    page.wait_for_function(
-        "t => wizard.view && wizard.view.prompt?.text === t", arg=prompt_view(prompt)["text"]
-    )
+    wait_for(page, "t => wizard.view && wizard.view.prompt?.text === t", arg=prompt_view(prompt)["text"])
 
 
 def a_fresh_preview(page: Any) -> None:
     """Wait for a preview image asked for after now (two loads: one already asked for may be
     older), and check it is a picture."""
-    page.wait_for_function("n => wizard.previews > n + 1", arg=page.evaluate("wizard.previews"))
+    wait_for(page, "n => wizard.previews > n + 1", arg=page.evaluate("wizard.previews"))
     assert page.is_visible("#preview-img")
     assert page.evaluate("wizard.previewSize") == [480, 360]
 
@@ -131,7 +129,7 @@ def test_the_whole_wizard_at_the_simulated_table_is_answered_on_the_page(browser
         page.wait_for_selector('#choices button[data-answer="again"]:not([disabled])')
         asked = page.evaluate("wizard.view.prompt.id")
         tap(page, "again")
-        page.wait_for_function("n => wizard.view.prompt.id > n && !wizard.view.prompt.answered", arg=asked)
+        wait_for(page, "n => wizard.view.prompt.id > n && !wizard.view.prompt.answered", arg=asked)
         tap(page, "yes")
 
         page.wait_for_selector("#end:not([hidden])")

@@ -122,7 +122,7 @@ def test_the_stream_opens_with_the_whole_view(client):
 def test_every_admin_endpoint_wants_the_token(client, table, path):
     none = client.post(f"/api/admin/{path}", json={"preset": "celtic", "names": ["A", "B"]})
     assert none.status_code == 401 and none.headers["www-authenticate"] == "Bearer"
-    assert none.json() == {"error": "the admin token is needed"}
+    assert none.json()["error"].startswith("the admin token is needed")
     wrong = client.post(
         f"/api/admin/{path}", json={"preset": "celtic", "names": ["A", "B"]}, headers=bearer("x" * 32)
     )
