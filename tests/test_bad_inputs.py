@@ -239,6 +239,7 @@ def journal(capsys, tmp_path) -> Path:
     ids=["cut-off-line", "no-t", "nested", "spec-not-json", "spec-not-a-game"],
 )
 def test_a_damaged_journal_entry_is_one_line_for_games_and_export(capsys, journal, table, column, value):
+    _, before, _, _ = run(capsys, "games", "--data-dir", str(journal))
     with sqlite3.connect(journal / "journal.sqlite3") as db:
         db.execute(
             f"UPDATE {table} SET {column} = ? WHERE rowid IN (SELECT max(rowid) FROM {table})"
@@ -247,7 +248,12 @@ def test_a_damaged_journal_entry_is_one_line_for_games_and_export(capsys, journa
             (value,),
         )
     for argv in (["games", "--data-dir", str(journal)], ["export", "1", "--data-dir", str(journal)]):
-        status, _, err, _ = run(capsys, *argv)
+        status, out, err, _ = run(capsys, *argv)
+        if argv[0] == "games" and table == "events" and status == 0:
+            # `games` reads the games' rows, not each event's: its list is still the journal's
+            # own (export, which reads the event, says it is damaged).
+            assert out == before
+            continue
         assert status == 2, argv
         one_line(err, "journal")
 
