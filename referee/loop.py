@@ -81,6 +81,8 @@ class TableLoop:
         # that has reported is bound by it alone, not by its latency (see `progress`).
         self.progressed: dict[str, int] = {}
         self._released = -FAR_FUTURE  # the release point so far: only ever goes forward
+        self._judged_to = self.judging.state.now  # the table's time after the loop's last judgement
+        self._last_t = self._judged_to  # the latest event judged (a host's answer moves no table time)
         self.ruling_sinks = list(rulings)  # final rulings, in order: output, kiosk
         # Each event the engine accepted, with its tag, before any of its rulings go out: the
         # journal writes it here, so no ruling is ever announced for an event it could lose.
@@ -214,8 +216,12 @@ class TableLoop:
             self._buffer_event(item, tag)
 
     def _arrived(self, source: str, t: int) -> None:
-        """An event from `source` stamped `t`: it must come after everything released."""
-        if t <= self._released and self.latencies:
+        """An event from `source` stamped `t`: it must not be older than what was released (one
+        stamped at the release point itself is still in order: no timer fires past it)."""
+        if self.state.now < self._judged_to:
+            # The table was taken back from outside (the host's undo): the stream goes on from there.
+            self._released = self._judged_to = self._last_t = self.state.now
+        if t < self._released and self.latencies:
             if source in self.progressed:
                 promise = f"it reported progress to {self.progressed[source]}"
             else:
@@ -238,7 +244,8 @@ class TableLoop:
             # while a question holds judging: the engine fires them when it gets there.)
             due = self.state.rules.deadline(self.state)
             wait_t = min(watermark - 1, buffer[0][0] - 1 if buffer else FAR_FUTURE)
-            if due is not None and due <= wait_t and wait_t >= self.state.now:
+            # Never a Wait stamped before an event already judged (one at the release point).
+            if due is not None and due <= wait_t and wait_t >= max(self.state.now, self._last_t):
                 self._judge(Wait(wait_t), None)
 
     def _judge(self, event: Event | Unread | Named, tag: Any) -> None:
@@ -261,6 +268,8 @@ class TableLoop:
                 raise EventError(str(e), tag) from None
         if type(event) is Unread:
             self._tags.setdefault(event.t, tag)
+        self._judged_to = self.state.now
+        self._last_t = max(self._last_t, event.t)
         for sink in self.event_sinks:
             sink(event, tag)
         self._emit(rulings)
