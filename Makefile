@@ -17,6 +17,7 @@ test: $(VENV)/.installed
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench_engine.py
 	$(BIN)/python benchmarks/bench_loop.py
+	$(BIN)/python benchmarks/bench_press_to_light.py
 	$(BIN)/python benchmarks/bench_vision.py
 	$(BIN)/python benchmarks/bench_service.py
 	$(BIN)/python benchmarks/bench_kiosk.py

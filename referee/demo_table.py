@@ -23,7 +23,7 @@ import random
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from calibration.wiring import default_wiring
 from hardware.buttons import Debouncer, SnapButtons
@@ -47,13 +47,21 @@ LIFT_US = (250_000, 500_000)  # a card taken back is picked up this long after i
 LOOKAHEAD_US = 2_000_000  # how far ahead the stage hears of the table (a camera's hand and pickups)
 HOLD_US = 100_000  # a press is let go before the finger can press again (REPRESS_US)
 READ_US = 15_000  # a frame's reading, from the frame to the lay reported
+# The camera's is its bound only until the pile watcher reports its progress (with its first frame).
 LATENCIES_US = {"buttons": CALLBACK_LAG_US[1] + 10_000, "camera": 700_000}  # a doubtful reading waits ~0.5 s
+EDGE_TICK_US = 1_000  # an edge source that reports its progress reads the kernel's queue every ms
 ANSWER_US = (1_500_000, 4_000_000)  # the host looks at the asked card and taps it on the kiosk
 NOTICE_US = 4_000_000  # a card laid that the kiosk never showed: the players notice by then
 
 
+class Progress(NamedTuple):
+    """What a lay stage reports besides events: it will send nothing stamped at or before `t`."""
+
+    t: int
+
+
 class LayStage(Protocol):
-    """How the cards on the table reach the referee."""
+    """How the cards on the table reach the referee. `reports` may also yield `Progress`."""
 
     def lay(self, t_rest: int, card: Card, seat: int, seen_seat: int | None) -> None:
         """`seat` laid `card`; it came to rest at `t_rest`. `seen_seat`: the seat the
@@ -65,10 +73,10 @@ class LayStage(Protocol):
     def lift(self, t: int, seat: int, card: Card) -> None:
         """`seat` picks `card` back up off the stack at `t` (a card laid out of turn, taken back)."""
 
-    def reports(self, until: int) -> Iterator[tuple[int, Event]]:
-        """What the stage hands the referee up to time `until`: (delivery time, event)."""
+    def reports(self, until: int) -> Iterator[tuple[int, Event | Progress]]:
+        """What the stage hands the referee up to time `until`: (delivery time, event or progress)."""
 
-    def close(self) -> Iterator[tuple[int, Event]]:
+    def close(self) -> Iterator[tuple[int, Event | Progress]]:
         """Everything still on its way."""
 
     def truth(self, t: int) -> Card | None:
@@ -166,16 +174,19 @@ class CameraStage:
         """The card shown at rest at `t`: the watcher stamps a lay with its rest frame."""
         return next((s.card for s in self.camera.shown if s.kind == "lay" and s.t_us == t), None)
 
-    def reports(self, until: int) -> Iterator[tuple[int, Event]]:
+    def reports(self, until: int) -> Iterator[tuple[int, Event | Progress]]:
         return self._read(self.camera.frames_until(until))
 
-    def close(self) -> Iterator[tuple[int, Event]]:
+    def close(self) -> Iterator[tuple[int, Event | Progress]]:
         yield from self._read(self.camera.finish())
         yield from self._events(self.watcher.finish(), None)
 
-    def _read(self, frames: Iterator[Any]) -> Iterator[tuple[int, Event]]:
+    def _read(self, frames: Iterator[Any]) -> Iterator[tuple[int, Event | Progress]]:
         for frame in frames:
             yield from self._events(self.watcher.feed(frame), frame.t_us)
+            done = self.watcher.progress()  # with the frame's events: a still pile is read to here
+            if done is not None:
+                yield frame.t_us + READ_US, Progress(done)
 
     def _events(self, found: Any, at: int | None) -> Iterator[tuple[int, Event]]:
         """The watcher's findings as the referee's events, each delivered once its frame is read."""
@@ -215,9 +226,17 @@ class DemoTable:
         mirror: Callable[[Any], Any] | None = None,
         refused: Callable[[Event, str], Any] | None = None,
         questions: list[QuestionSink] | None = None,
+        callback_lag_us: tuple[int, int] = CALLBACK_LAG_US,
+        edge_progress: bool = False,
     ) -> None:
         """`mirror`: wraps the table's lights and buzzer (the kiosk page shows them too);
-        `questions`: told when the camera asks for a card, and when it is named."""
+        `questions`: told when the camera asks for a card, and when it is named;
+        `callback_lag_us`: how late a pin's callback runs after its edge (the buttons declare
+        its top plus 10 ms as their latency). A stage may declare its own `latency_us`.
+        `edge_progress`: the buttons report how far they have read (every edge stamped before
+        the earliest one still on its way), every `EDGE_TICK_US`, instead of being bound by
+        their latency: what an edge source that reads the kernel's queue could say. Not what
+        `referee run` does (gpiozero's callbacks say nothing of the edges still to come)."""
         self.table = table
         self.clock = clock or VirtualClock(0)
         self.rng = random.Random(table.seed * 7919 + 1)  # the hardware's own luck, apart from the bots'
@@ -232,9 +251,15 @@ class DemoTable:
         self._batch: list[Ruling] = []
         self._on_batch = rulings
         self.debouncer = Debouncer(len(self.names))
+        self.callback_lag_us = callback_lag_us
+        self.edge_progress = edge_progress
+        latencies = {
+            "buttons": callback_lag_us[1] + 10_000,
+            "camera": getattr(self.stage, "latency_us", LATENCIES_US["camera"]),
+        }
         self.loop = TableLoop(
             state or table.spec.new_game(),
-            LATENCIES_US,
+            latencies,
             rulings=[self._batch.append],
             signals=[self.player.announce],
             debouncer=self.debouncer,
@@ -255,6 +280,8 @@ class DemoTable:
         self._pin_free = [0] * len(self.names)
         self._taken: set[tuple[int, int]] = set()
         self._lifts: list[tuple[int, int, Card]] = []  # cards taken back, to lift: (when, seat, card)
+        self._ahead: deque[Play] = deque()  # the bots' plays the stage has heard of, not yet made
+        self._pressing: int | None = None  # a press being made: its edges are scheduled next
 
     @property
     def questions(self) -> int:
@@ -311,7 +338,7 @@ class DemoTable:
             snap.t, snap.t + HOLD_US + 20_000, self.debouncer.lockout_us, self.rng
         ):
             # One pin's callbacks run in the order of its edges, each a little late.
-            free = max(self._pin_free[snap.seat], edge_t + self.rng.randint(*CALLBACK_LAG_US))
+            free = max(self._pin_free[snap.seat], edge_t + self.rng.randint(*self.callback_lag_us))
             self._pin_free[snap.seat] = free
             self._order += 1
             heapq.heappush(self._edges, (free, self._order, snap.seat, edge_t, pressed))
@@ -319,14 +346,26 @@ class DemoTable:
     def _deliver(
         self, until: int, pace: Callable[[int], Any] | None, skip: Callable[[Event], bool] | None = None
     ) -> None:
-        """Everything the hardware delivers up to `until`, in delivery order, judged as it comes."""
-        reports = [r for r in self.stage.reports(until) if skip is None or not skip(r[1])]
+        """Everything the hardware delivers up to `until`, in delivery order, judged as it comes.
+        Between deliveries the loop is woken when it has something due, as `TableLoop.run` is."""
+        reports = [
+            r for r in self.stage.reports(until) if skip is None or type(r[1]) is Progress or not skip(r[1])
+        ]
         reports.reverse()
-        while (self._edges and self._edges[0][0] <= until) or reports or self._answer_due(until):
+        while True:
             edge_due = self._edges[0][0] if self._edges and self._edges[0][0] <= until else None
             report_due = reports[-1][0] if reports else None
             answer_due = self._answer_due(until)
-            if answer_due is not None and all(d is None or answer_due < d for d in (edge_due, report_due)):
+            now = self.clock.now_us()
+            wake = self.loop.next_wake(now)
+            if self.edge_progress and self.loop.waiting():
+                wake = min(wake or now + EDGE_TICK_US, now + EDGE_TICK_US)
+            dues = [d for d in (edge_due, report_due, answer_due) if d is not None]
+            if wake is not None and now < wake <= until and all(wake < d for d in dues):
+                self._advance(wake, pace)  # nothing arrives: a press or a timer falls due
+            elif not dues:
+                break
+            elif answer_due is not None and all(d is None or answer_due < d for d in (edge_due, report_due)):
                 delivery, lay_t, named = heapq.heappop(self._answers)
                 self._advance(delivery, pace)
                 self.answer_us.append(delivery - lay_t)
@@ -335,6 +374,10 @@ class DemoTable:
                 delivery, _, seat, edge_t, pressed = heapq.heappop(self._edges)
                 self._advance(delivery, pace)
                 self.pins[seat].edge(not pressed, edge_t)  # pulled up: a press pulls the pin low
+            elif type(reports[-1][1]) is Progress:
+                delivery, progress = reports.pop()
+                self._advance(delivery, pace)
+                self.loop.progress("camera", progress.t)
             else:
                 delivery, event = reports.pop()
                 self._advance(delivery, pace)
@@ -343,10 +386,22 @@ class DemoTable:
                     self._correct(delivery, event.t)
                 for rest, _ in self.stage.missed(delivery):
                     self._correct(delivery, rest)
-            self.loop.pump(self.clock.now_us())
-            self._flush()
+            self._pump()
         self._advance(until, pace)
-        self.loop.pump(until)
+        self._pump()
+
+    def _pump(self) -> None:
+        if self.edge_progress:
+            now = self.clock.now_us()
+            # Every edge that has happened is delivered, but for those still on their way. (A
+            # bot's press is scheduled as the clock reaches it: nothing later is stamped before now.)
+            # The presses the bots are about to make count as happened: the clock may run a
+            # little past a press (a frame read after it) before its edges are scheduled.
+            presses = [p.event.t for p in self._ahead if type(p.event) is Snap]  # type: ignore[union-attr]
+            if self._pressing is not None:
+                presses.append(self._pressing)
+            self.loop.progress("buttons", min([now, *presses, *(e[3] for e in self._edges)]) - 1)
+        self.loop.pump(self.clock.now_us())
         self._flush()
 
     def _correct(self, now: int, lay_t: int) -> None:
@@ -389,7 +444,7 @@ class DemoTable:
         bots play it again on the resume, after the last event the journal holds)."""
         stopping = stop or (lambda: False)
         plays = (p for p in self.table.play() if p.event is not None)
-        ahead: deque[Play] = deque()
+        self._ahead = ahead = deque[Play]()
 
         def pull(horizon: int) -> None:
             # The stage hears of cards and takes ahead of time (a camera renders the hand
@@ -417,9 +472,11 @@ class DemoTable:
                 if skip is not None and skip(event):
                     self.clock.sleep_until(event.t)
                     continue
+                self._pressing = event.t if type(event) is Snap else None
                 self._deliver(event.t, pace, skip)
                 if type(event) is Snap:
                     self._press(event)
+                self._pressing = None
             self._lift_before(1 << 62, None)
             last = max([self.clock.now_us(), *(e[0] for e in self._edges)])
             # One microsecond past the latency, so that a timer due at the bots' last event (a
@@ -427,7 +484,10 @@ class DemoTable:
             self._deliver(last + LATENCIES_US["camera"] + 1, pace)
             for delivery, event in self.stage.close():
                 self._advance(delivery, pace)
-                self.loop.put_lay(event)
+                if type(event) is Progress:
+                    self.loop.progress("camera", event.t)
+                else:
+                    self.loop.put_lay(event)
                 self.loop.pump(self.clock.now_us())
                 self._flush()
             for rest, _ in self.stage.missed(1 << 62):  # the last card never shown: the host adds it

@@ -1,11 +1,16 @@
 """The table loop: lays and snaps merged in event time, fed to the engine in order.
 
-Each source declares its worst latency: how long after an event's own time it can
-still be delivered (the camera about 150 ms, buttons a few ms). Events wait in a
-reorder buffer until the watermark (the clock minus the largest latency of the
-sources still open) passes them; then the engine gets them in timestamp order.
-So a press is judged against the stack as it was at the instant of the press,
-even when the camera reports the card that made the pair 80 ms later.
+Each source says how far it has got: its progress, a time at or before which it
+will send nothing more. A source that reports it (`progress`: the camera's pile
+watcher, "nothing new before t" once it has read a frame of a still pile) is
+taken at its word; one that does not is bound by its declared worst latency
+(the clock minus how late it may deliver an event: the buttons' callback lag).
+Events wait in a reorder buffer until the release point (the least progress of
+the sources still open) passes them; then the engine gets them in timestamp
+order. So a press is judged against the stack as it was at the instant of the
+press, even when the camera reports the card that made the pair 80 ms later,
+and as soon as every source has got past it. An event that arrives at or before
+the release point breaks that promise: the loop raises `ProgressError`.
 
 Threads only enqueue (`put_lay`, `put_edge`); everything else runs in the loop's
 own thread: `pump(now)` in a simulation, `run()` live, which sleeps on the inbox
@@ -48,6 +53,11 @@ class EventError(ValueError):
         self.tag = tag
 
 
+class ProgressError(RuntimeError):
+    """A source sent an event at or before a point the loop had already released: its progress
+    (or its declared latency) was wrong, and judging it now would judge out of order."""
+
+
 class TableLoop:
     """Merges the sources in event time and judges them."""
 
@@ -67,6 +77,12 @@ class TableLoop:
         # A resumed game may come back with lays still waiting for their card.
         self.judging = state if isinstance(state, Judging) else Judging(state)
         self.latencies = dict(latencies_us)  # open sources only
+        # The progress each source has reported: it sends nothing at or before this. A source
+        # that has reported is bound by it alone, not by its latency (see `progress`).
+        self.progressed: dict[str, int] = {}
+        self._released = -FAR_FUTURE  # the release point so far: only ever goes forward
+        self._judged_to = self.judging.state.now  # the table's time after the loop's last judgement
+        self._last_t = self._judged_to  # the latest event judged (a host's answer moves no table time)
         self.ruling_sinks = list(rulings)  # final rulings, in order: output, kiosk
         # Each event the engine accepted, with its tag, before any of its rulings go out: the
         # journal writes it here, so no ruling is ever announced for an event it could lose.
@@ -116,18 +132,29 @@ class TableLoop:
         """A button edge, straight from the pin callback."""
         self.inbox.put(("buttons", edge, None))
 
+    def progress(self, source: str, t: int) -> None:
+        """`source` will send nothing stamped at or before `t` (from any thread, after its events
+        up to there): the loop may judge up to `t` without waiting its latency out."""
+        self.inbox.put((source, t, "progress"))
+
     def close_source(self, source: str) -> None:
         """`source` will send nothing more: the watermark no longer waits for it."""
         self.inbox.put((source, None, "closed"))
 
     # The loop (one thread) -------------------------------------------------------
 
+    def _bound(self, source: str, now: int) -> int:
+        """How far `source` has got: its own word, or the clock minus its latency."""
+        progressed = self.progressed.get(source)
+        return progressed if progressed is not None else now - self.latencies[source]
+
     def watermark(self, now: int) -> int:
-        """Every event stamped at or before this has arrived (a source delivers an event
-        stamped t by t + its latency)."""
+        """Every event stamped at or before this has arrived: the least of the open sources'
+        progress, never going back."""
         if not self.latencies:
             return FAR_FUTURE
-        return now - max(self.latencies.values())
+        self._released = max(self._released, min(self._bound(s, now) for s in self.latencies))
+        return self._released
 
     def name(self, lay_t: int, card: Card | None) -> str:
         """The host names the card of the lay at `lay_t` (None: nothing was laid there), or
@@ -170,16 +197,39 @@ class TableLoop:
                 self.paused = tag == "pause"
         elif tag == "closed" and item is None:
             self.latencies.pop(source, None)
+            self.progressed.pop(source, None)
+        elif tag == "progress":
+            if source in self.latencies:  # a closed source's last word changes nothing
+                self.progressed[source] = max(item, self.progressed.get(source, item))
         elif type(item) is Edge:
             for result in self.debouncer.feed(item):
                 if type(result) is Press and self.paused:
                     self.dropped += 1  # the referee cannot see the stack: no press can be judged
                 elif type(result) is Press:
+                    self._arrived(source, result.t)
                     self._buffer_event(Snap(result.t, result.seat), None)
                 else:
                     self._trouble(result)  # type: ignore[arg-type]
         else:
+            if type(item) is not Named:  # the host's answer is stamped with the loop's own clock
+                self._arrived(source, item.t)
             self._buffer_event(item, tag)
+
+    def _arrived(self, source: str, t: int) -> None:
+        """An event from `source` stamped `t`: it must not be older than what was released (one
+        stamped at the release point itself is still in order: no timer fires past it)."""
+        if self.state.now < self._judged_to:
+            # The table was taken back from outside (the host's undo): the stream goes on from there.
+            self._released = self._judged_to = self._last_t = self.state.now
+        if t < self._released and self.latencies:
+            if source in self.progressed:
+                promise = f"it reported progress to {self.progressed[source]}"
+            else:
+                promise = f"it declared a latency of {self.latencies.get(source, 0)} us"
+            raise ProgressError(
+                f"{source}: an event stamped {t} arrived after the loop had judged up to "
+                f"{self._released} ({promise}): judging it now would judge out of order"
+            )
 
     def _buffer_event(self, event: Event, tag: Any) -> None:
         heapq.heappush(self._buffer, (event.t, next(self._arrival), event, tag))
@@ -194,7 +244,8 @@ class TableLoop:
             # while a question holds judging: the engine fires them when it gets there.)
             due = self.state.rules.deadline(self.state)
             wait_t = min(watermark - 1, buffer[0][0] - 1 if buffer else FAR_FUTURE)
-            if due is not None and due <= wait_t and wait_t >= self.state.now:
+            # Never a Wait stamped before an event already judged (one at the release point).
+            if due is not None and due <= wait_t and wait_t >= max(self.state.now, self._last_t):
                 self._judge(Wait(wait_t), None)
 
     def _judge(self, event: Event | Unread | Named, tag: Any) -> None:
@@ -217,6 +268,8 @@ class TableLoop:
                 raise EventError(str(e), tag) from None
         if type(event) is Unread:
             self._tags.setdefault(event.t, tag)
+        self._judged_to = self.state.now
+        self._last_t = max(self._last_t, event.t)
         for sink in self.event_sinks:
             sink(event, tag)
         self._emit(rulings)
@@ -285,19 +338,39 @@ class TableLoop:
             ended(self.state)
         self._emit(rulings)
 
+    def _passes(self, t: int, now: int) -> int | None:
+        """When the release point reaches `t` with no new input: the clock time by which every
+        latency-bound source has got there (None: only a source's progress report can)."""
+        if t <= self._released:
+            return now
+        when = now
+        for source, latency in self.latencies.items():
+            progressed = self.progressed.get(source)
+            if progressed is None:
+                when = max(when, t + latency)
+            elif progressed < t:
+                return None  # it wakes the loop itself when it reports
+        return when
+
     def next_wake(self, now: int) -> int | None:
         """When `pump` next has something to do without new input."""
         times = []
-        lag = max(self.latencies.values(), default=0)
         if self._buffer:
-            times.append(self._buffer[0][0] + lag)
+            times.append(self._passes(self._buffer[0][0], now))
         due = self.state.rules.deadline(self.state)
         if due is not None and self.timer_waits and not self.judging.holding:
-            times.append(due + lag)
+            times.append(self._passes(due + 1, now))  # a Wait fires one past the deadline
         check = self.debouncer.next_check()
         if check is not None:
             times.append(check)
-        return min(times, default=None)
+        return min((t for t in times if t is not None), default=None)
+
+    def waiting(self) -> bool:
+        """Something waits for the sources' progress: an event in the buffer, or a timer."""
+        if self._buffer:
+            return True
+        due = self.state.rules.deadline(self.state)
+        return due is not None and self.timer_waits and not self._finished and not self.judging.holding
 
     def call(self, work: Callable[[], Any]) -> Future[Any]:
         """Run `work` in the loop's own thread, between two events (from any thread): how the

@@ -51,6 +51,7 @@ from .table import State
 
 # How late each source may deliver an event (see loop.py): a script line comes at once;
 # a press's callback within a few ms; the camera reports a card up to ~150 ms after it lands.
+# The camera's is only its bound until its first frame: then the pile watcher's progress is.
 LATENCIES_US = {"script": 20_000, "buttons": 60_000, "camera": 250_000}
 RECONNECT_S = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)  # a lost camera's retries (~1 min), then exit 3
 
@@ -842,6 +843,10 @@ def _feed_camera(
                                 elif type(item) is WatchCleared:
                                     seen.clear()
                                     loop.put_lay(Wait(t), None, source="camera")
+                            # Read up to here: a still pile lets presses be judged at once.
+                            done = watcher.progress()
+                            if done is not None:
+                                loop.progress("camera", done + offset)
                             if not live:
                                 clock.sleep_until(frame.t_us + offset)
                     return  # a file or a folder has ended

@@ -347,6 +347,22 @@ class PileWatcher:
         self._prev_t = t
         return events
 
+    def progress(self) -> int | None:
+        """No event this watcher reports from now on is stamped at or before this (None: no frame
+        yet). A still pile with nothing being read: the last frame ("nothing new before t"). In
+        motion: just before the still run a rest would be stamped with (the last frame, a new run
+        starting there). A rest held or a card being read again: just before its rest time."""
+        if not self._have_prev:
+            return None
+        t = self._prev_t  # the frame just fed
+        if self._state == _MOTION:
+            t = (self._run_t if self._run > 0 else t) - 1
+        if self._pending is not None:
+            t = min(t, self._pending.t_us - 1)
+        if self._held is not None:
+            t = min(t, self._held.t_us - 1)
+        return t
+
     def finish(self) -> list[WatchEvent]:
         """The stream ended: the lay still being read again, if any."""
         return self._conclude()

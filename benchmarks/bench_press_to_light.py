@@ -1,0 +1,180 @@
+"""Benchmark: press to the winner's light through the demo's whole path, camera on and off.
+
+    .venv/bin/python benchmarks/bench_press_to_light.py              (about 1 minute)
+    .venv/bin/python benchmarks/bench_press_to_light.py --seeds 2    (a quick look)
+
+Each game is `referee demo --headless`'s table: bots play; each press becomes bouncing edges
+on a mock GPIO pin whose callback runs late (the demo's 0 to 50 ms); the live table loop
+judges; the lights play on mock pins. Two lay sources, side by side on the same games:
+
+- camera on: the simulator's table camera renders the game at 30 fps, the pile watcher and
+  the recogniser read the frames (a frame's reading is delivered 15 ms after the frame), and
+  the watcher reports its progress with each frame;
+- no camera source: each card reaches the loop the instant it lands, and the lays hold
+  nothing back (the loop waits only for the buttons).
+
+Measured, for every stack won by a snap: from the press (the button edge's own stamp) to the
+moment the winner's seat LED pin is first set fully on after it (its win flash), on the
+demo's virtual clock. That is event time: the waiting the pipeline itself imposes (callback
+lag, the sources' bounds, the camera's frame grid and reading); the CPU time of judging and
+of the thread hops is not in it (`bench_loop.py` measures that, about 0.5 ms). Also shown
+from the press's callback (when the referee first hears of it) to the LED.
+
+The buttons' callbacks run 0 to 50 ms late, as in the demo. Each configuration is run twice:
+with the buttons bound by their declared latency (60 ms, as `referee run` and the demo do: no
+press can be judged sooner), and with the buttons reporting their progress (every edge stamped
+before the earliest one still on its way has been delivered, reported each ms: what an edge
+source reading the kernel's queue could say; gpiozero's callbacks don't). A win whose press
+waited for a question (a card the camera asked, judged once the host names it) is counted
+apart: that wait is the host's.
+Plain script: prints figures, asserts nothing about time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from hardware.clock import VirtualClock
+from referee.bots import VirtualTable
+from referee.cards import Card
+from referee.demo_table import CALLBACK_LAG_US, CameraStage, DemoTable, LayQueue
+from referee.events import Lay
+from referee.rulings import Ruling, StackWon
+
+
+class InstantLays(LayQueue):
+    """No camera source: each card reaches the loop the microsecond it lands."""
+
+    latency_us = 1  # the lays hold judging back by one microsecond: nothing at all, in effect
+
+    def lay(self, t_rest: int, card: Card, seat: int, seen_seat: int | None) -> None:
+        self._truth[t_rest] = card
+        self._order += 1
+        self._queue.append((t_rest, self._order, Lay(t_rest, card, seen_seat)))
+        self._queue.sort()
+
+
+class LedLog:
+    """The table's signals, each change also logged with the virtual time it was made."""
+
+    def __init__(self, signals: Any, clock: VirtualClock, log: list[tuple[int, Any, Any]]) -> None:
+        self.signals, self.clock, self.log = signals, clock, log
+
+    def apply(self, target: Any, value: Any) -> None:
+        self.signals.apply(target, value)
+        self.log.append((self.clock.now_us(), target, value))
+
+    def close(self) -> None:
+        self.signals.close()
+
+
+def one_game(
+    players: int, seed: int, cap: int, camera: bool, lag: tuple[int, int], edge_progress: bool = False
+) -> tuple[list, list, int]:
+    """(press to LED, callback to LED) in us for each snap win of one game, and how many wins
+    are left out because a question held judging (a card the camera asked, waiting for the host)."""
+    clock = VirtualClock(0)
+    log: list[tuple[int, Any, Any]] = []
+    wins: list[StackWon] = []
+    asking: list[tuple[int, bool]] = []  # (when, a question is open from then)
+
+    def rulings(batch: list[Ruling], _state: Any) -> None:
+        wins.extend(r for r in batch if type(r) is StackWon and r.by == "snap")
+
+    table = VirtualTable(players=players, seed=seed, cap=cap)
+    demo = DemoTable(
+        table,
+        stage=CameraStage(players, seed) if camera else InstantLays(random.Random(seed)),
+        rulings=rulings,
+        clock=clock,
+        mirror=lambda signals: LedLog(signals, clock, log),
+        callback_lag_us=lag,
+        edge_progress=edge_progress,
+        questions=[lambda open_, _state: asking.append((clock.now_us(), bool(open_)))],
+    )
+    calls: dict[tuple[int, int], int] = {}  # (seat, press t) -> when its callback ran
+    loop_put = demo.loop.put_edge
+
+    def put_edge(edge: Any) -> None:
+        if edge.pressed:
+            calls.setdefault((edge.seat, edge.t), clock.now_us())
+        loop_put(edge)
+
+    for button in demo.buttons.buttons:
+        button._sink = put_edge  # noted on its way in: when the referee first hears of the press
+    demo.run()
+    press, callback = [], []
+    held = 0
+    for won in wins:
+        lit = next(
+            (t for t, target, value in log if target == ("seat", won.seat) and value == 1.0 and t >= won.t),
+            None,
+        )
+        if lit is None:
+            continue  # the game ended before the flash (not seen in practice)
+        open_at_press = next((o for t, o in reversed(asking) if t <= won.t), False)
+        if open_at_press or any(o for t, o in asking if won.t <= t <= lit):
+            held += 1  # judging waited for the host's answer, by design: not the sources' wait
+            continue
+        press.append(lit - won.t)
+        callback.append(lit - calls.get((won.seat, won.t), won.t))
+    return press, callback, held
+
+
+def figures(values: list[int]) -> str:
+    if len(values) < 2:
+        return "too few wins"
+    q = statistics.quantiles(values, n=100, method="inclusive")
+    return f"p50 {q[49] / 1000:6.1f} ms   p99 {q[98] / 1000:6.1f} ms   max {max(values) / 1000:6.1f} ms"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=6, help="games per configuration (seeds 1..N)")
+    parser.add_argument("--cap", type=int, default=80, help="lays per game")
+    args = parser.parse_args(argv)
+    print("Press to the winner's light, through the demo's whole path")
+    print(f"  command : {' '.join([Path(sys.executable).name, *sys.argv])}")
+    print(f"  machine : {platform.machine()}, {platform.python_implementation()} {platform.python_version()}")
+    print(f"  games   : {args.seeds} seeds x {args.players} bots, {args.cap} lays each, per configuration")
+    print("  time    : the demo's virtual clock (event time), from the press's own stamp to the LED\n")
+    lag = CALLBACK_LAG_US
+    declared = (lag[1] + 10_000) / 1000
+    for edge_progress in (False, True):
+        if edge_progress:
+            print(
+                "Buttons reporting their progress (every edge before the earliest still on its way, each ms):"
+            )
+        else:
+            print(f"Buttons bound by their declared latency ({declared:.0f} ms), as in `referee run`:")
+        for camera in (True, False):
+            start = time.perf_counter()
+            press: list[int] = []
+            callback: list[int] = []
+            held = 0
+            for seed in range(1, args.seeds + 1):
+                p, c, h = one_game(args.players, seed, args.cap, camera, lag, edge_progress)
+                press += p
+                callback += c
+                held += h
+            name = "camera on (30 fps)" if camera else "no camera source  "
+            took = time.perf_counter() - start
+            print(f"  {name}  press -> LED     {figures(press)}   ({len(press)} snap wins, {took:.0f} s)")
+            print(f"  {'':18}  callback -> LED  {figures(callback)}   ({held} more waited for a question)")
+    print("\nGoal (issue 19): with the camera on, press -> LED p50 <= 50 ms, p99 <= 80 ms.")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
