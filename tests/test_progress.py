@@ -266,6 +266,9 @@ def snap_wins_and_lights(edge_progress: bool):
             self.signals.apply(target, value)
             lit.append((clock.now_us(), target, value))
 
+        def off(self):
+            self.signals.off()
+
         def close(self):
             self.signals.close()
 
