@@ -110,21 +110,27 @@ class Profile:
         the others' median length (a frame printed on the card, a box grown onto the table) is
         searched again for one of that length."""
         given = quads or {}
-        quads = {
-            code: given.get(code) if code in given else find_top_card(image) for code, image in images.items()
+        found = {
+            code: (image, given.get(code), 1) if code in given else _find_any_size(image)
+            for code, image in images.items()
         }
-        lengths = [float(side_lengths(q).max()) for q in quads.values() if q is not None]
+        lengths = [float(side_lengths(q).max()) * f for _, q, f in found.values() if q is not None]
         length = float(np.median(lengths)) if len(lengths) >= 3 else None
         faces, codes, aspects = [], [], []
         for code, image in images.items():
-            quad = quads[code]
-            off = quad is None or (length is not None and abs(side_lengths(quad).max() / length - 1) > 0.06)
+            level, quad, f = found[code]
+            long_ = None if quad is None else float(side_lengths(quad).max()) * f
+            off = long_ is None or (length is not None and abs(long_ / length - 1) > 0.06)
             if length is not None and off and code not in given:
-                quad = find_top_card(image, length=length)
+                again = _find_any_size(image, length)
+                # Photos taken by hand are a little nearer or farther: an outline within 15 % of
+                # the others' length is kept when none of their length is found.
+                if again[1] is not None or long_ is None or abs(long_ / length - 1) > 0.15:
+                    level, quad, f = again
             if quad is None:
                 continue
             aspects.append(aspect_of(quad))
-            warped = warp_card(image, quad)
+            warped = warp_card(level, quad)
             for view in (warped, warped[::-1, ::-1]):
                 faces.append(_face_template(_face(view)))
                 codes.append(parse_card(code).code)
@@ -193,6 +199,30 @@ def _nudged(quad: np.ndarray) -> list[np.ndarray]:
 LEVEL_STEP = 2  # each pyramid level is this much smaller than the one before (INTER_AREA's fast path)
 LEVEL_REACH = 0.9  # a level is tried while a card MIN_WIDTH px wide there is this much of the frame's side
 NEAR_TOP = 0.7  # a card this much of MAX_WIDTH (or wider) may be a frame printed on a bigger card
+
+
+def _find_any_size(
+    image: np.ndarray, length: float | None = None
+) -> tuple[np.ndarray, np.ndarray | None, int]:
+    """The card in a photo of one card, at any size, for learning a profile: at the frame's own
+    size, then at each pyramid level where a bigger card is in the search window (a phone photo of
+    one card, 1000 px wide and more), as `Recogniser.recognise` searches. Returns the level's
+    image, the outline in its pixels, and the level's factor, so that the card is warped from that
+    level's own pixels. `length`: the card's long side in frame px, when known."""
+    h, w = image.shape[:2]
+    f, level = 1, image
+    first: tuple[np.ndarray, np.ndarray | None, int] = (image, None, 1)
+    while True:
+        quad = find_top_card(level, length=None if length is None else length / f)
+        if quad is not None:
+            if not _near_window_top(quad * f, f):
+                return level, quad, f
+            if first[1] is None:
+                first = (level, quad, f)  # near the window's top: a bigger card may be round it
+        f *= LEVEL_STEP
+        if MIN_WIDTH * f > LEVEL_REACH * min(h, w):
+            return first
+        level = cv2.resize(image, (w // f, h // f), interpolation=cv2.INTER_AREA)
 
 
 def _near_window_top(quad: np.ndarray, f: int) -> bool:

@@ -525,3 +525,27 @@ def test_sure_readings_of_a_seeded_sample_of_piles_are_right(recogniser):
         sure += reading.sure
         wrong += reading.sure and reading.card is not cards[-1]
     assert wrong == 0 and sure >= 36  # none wrong, and most acted on (77 % sure when tuned)
+
+
+def test_a_profile_is_learnt_from_photos_of_cards_bigger_than_the_search_window():
+    # Calibration photos from a phone: one card filling much of the frame, 600 to 700 px wide (held
+    # by hand, a little nearer or farther). Each is found on a pyramid level and its picture taken
+    # from that level's pixels.
+    rng = np.random.default_rng(12)
+    cards = SUITED[:12]
+    photos = {}
+    for k, card in enumerate(cards):
+        width = int(rng.integers(600, 700))
+        placed = [
+            render.Placement(card, 800 + rng.normal(0, 20), 600, float(rng.uniform(-10, 10)) + 90 * k, width)
+        ]
+        photos[card.code] = render.render_pile(placed, TABLES[k % 4], rng, size=(1600, 1200), **CAMERA)
+    profile = Profile.learn(photos)
+    # Before, 2 of 12 were learnt (each from a box inside the card). Now 11: the 6S is found at the
+    # frame's own size by a box round its pips, inside the card, and skipped as not of the others'
+    # length, where no outline of their length is found either.
+    assert len(profile) >= len(cards) - 1
+    assert profile.aspect is not None and abs(profile.aspect / render.ASPECT - 1) < 0.04
+    calibrated = Recogniser(profile)
+    for card in cards[:4]:  # read at the table's own size
+        assert calibrated.recognise(single(card, rng, angle=40.0, width=180, **CAMERA)).card is card
