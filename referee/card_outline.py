@@ -33,7 +33,10 @@ from .render import ASPECT
 
 WARP_SIZE = (200, 280)
 MIN_WIDTH, MAX_WIDTH = 90, 480  # card widths accepted, a margin round 120..400 px
-ASPECT_RANGE = (0.55, 0.84)  # short / long side of a found card: 0.6-0.74 seen up to 25 deg off square
+ASPECT_RANGE = (0.6, 0.78)  # short / long side of a found card
+# ... seen from a camera turned up to 25 degrees off straight down: 0.6-0.74 foreshortened by
+# cos 25 = 0.91, and the far side up to a fifth shorter than the near one (see find_top_card)
+TILTED_RANGE = (0.55, 0.84)
 WORK_WIDTH = 640  # frames wider than this are searched at this width (the sides are refined after)
 HINT_WORK = 240  # a hinted crop is searched at most this big
 _KEEP = 6  # rough rectangles refined per frame
@@ -91,9 +94,10 @@ def order_quad(pts: np.ndarray) -> np.ndarray:
     return pts
 
 
-def _size_ok(w: float, h: float, scale: float) -> bool:
+def _size_ok(w: float, h: float, scale: float, tilted: bool = False) -> bool:
     short, long_ = min(w, h) / scale, max(w, h) / scale
-    return MIN_WIDTH <= short <= MAX_WIDTH and long_ > 0 and 0.53 <= short / long_ <= 0.88
+    lo, hi = (0.53, 0.88) if tilted else (0.58, 0.86)
+    return MIN_WIDTH <= short <= MAX_WIDTH and long_ > 0 and lo <= short / long_ <= hi
 
 
 def side_lengths(quad: np.ndarray) -> np.ndarray:
@@ -107,17 +111,20 @@ def aspect_of(quad: np.ndarray) -> float:
     return float(sides.max() / max(float(sides.min()), 1.0))
 
 
-def _quad_ok(quad: np.ndarray) -> bool:
-    """Card-sized, card-shaped and nearly a rectangle."""
+def _quad_ok(quad: np.ndarray, tilted: bool = False) -> bool:
+    """Card-sized, card-shaped and nearly a rectangle (`tilted`: as a camera turned up to 25
+    degrees sees one)."""
     sides = side_lengths(quad)
     w, h = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
-    if not _size_ok(w, h, 1.0):
+    if not _size_ok(w, h, 1.0, tilted):
         return False
     # Cards run 0.64 (French) to 0.74 (bridge) wide for their length: a side moved onto a line
     # printed on the card makes a squatter box.
-    if not ASPECT_RANGE[0] <= min(w, h) / max(w, h) <= ASPECT_RANGE[1]:
+    lo, hi = TILTED_RANGE if tilted else ASPECT_RANGE
+    if not lo <= min(w, h) / max(w, h) <= hi:
         return False
-    if abs(sides[0] - sides[2]) > 0.2 * sides[0] or abs(sides[1] - sides[3]) > 0.2 * sides[1]:
+    unequal = 0.2 if tilted else 0.12
+    if abs(sides[0] - sides[2]) > unequal * sides[0] or abs(sides[1] - sides[3]) > unequal * sides[1]:
         return False
     return cv2.isContourConvex(quad.reshape(-1, 1, 2).astype(np.float32))
 
@@ -494,7 +501,12 @@ _LENGTHS = (1.36, 1.45, 1.55)  # a card's length for its width: poker 1.40, brid
 
 
 def _complete(
-    image: np.ndarray, quad: np.ndarray, whole: np.ndarray, holds: bool = False, aspect: float | None = None
+    image: np.ndarray,
+    quad: np.ndarray,
+    whole: np.ndarray,
+    holds: bool = False,
+    aspect: float | None = None,
+    tilted: bool = False,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """A quad with one side astray (on the edge of a card underneath, which the rough box took
     in, or on a frame printed on the card) put right: that side is put a card's length or width
@@ -525,7 +537,7 @@ def _complete(
                 if got is None:
                     continue
                 got, got_whole = _refine(image, got, (3, 3), along=_ALONG)
-                if got is None or not _quad_ok(got):
+                if got is None or not _quad_ok(got, tilted):
                     continue
                 got_sides = got_whole.mean(axis=1)
                 # Put right, the card's outline is whole but for what glare or white on white hides.
@@ -553,6 +565,7 @@ def _refined(
     complete: bool = True,
     aspect: float | None = None,
     profiles: _Profiles | None = None,
+    tilted: bool = False,
 ) -> _Quad | None:
     """A rough box moved onto the card's edges, with the share of its outline that is whole.
     Not `strict`: the box is the change mask's, which holds the new card and nothing else.
@@ -573,13 +586,13 @@ def _refined(
         # A side along the frame's edge or past it is no side of the card's: the card may run on
         # past it, and is given its length as a side astray is (below).
         whole[_off_frame(quad, image.shape)] = False
-        if _quad_ok(quad) and whole.mean(axis=1).min() >= _SIDE:
+        if _quad_ok(quad, tilted) and whole.mean(axis=1).min() >= _SIDE:
             break
-        done = _complete(image, quad, whole, holds=not strict, aspect=aspect) if complete else None
+        done = _complete(image, quad, whole, not strict, aspect, tilted) if complete else None
         if done is not None:
             quad, whole = done
             break
-        if _quad_ok(quad):
+        if _quad_ok(quad, tilted):
             break
     else:
         return None
@@ -714,13 +727,14 @@ def _pick(scored: list[_Quad], length: float | None = None, aspect: float | None
     return best.quad
 
 
-def _grown(image: np.ndarray, found: _Quad, complete: bool = True) -> _Quad | None:
+def _grown(image: np.ndarray, found: _Quad, complete: bool = True, tilted: bool = False) -> _Quad | None:
     """The card round a card-shaped frame printed on it (a court card's panel, a border), if
     there is one: the outermost whole outline a little outside the quad. `complete`: see _refined."""
     out = None
     for _ in range(3):  # a panel in a frame in the card: step out one outline at a time
         sides = side_lengths(found.quad)
-        got = _refined(image, found.quad, (2, int(0.45 * sides.min()) + 4), outermost=True, complete=complete)
+        reach = (2, int(0.45 * sides.min()) + 4)
+        got = _refined(image, found.quad, reach, outermost=True, complete=complete, tilted=tilted)
         # Only an outline whole all round: a box round the card and the ones under it is not.
         if got is None or got.support < _GROWN or got.whole.reshape(4, -1).mean(axis=1).min() < 0.6:
             break
@@ -744,7 +758,11 @@ def _covered(mask: np.ndarray, quad: np.ndarray) -> float:
 
 
 def _change_fits(
-    image: np.ndarray, hint: np.ndarray, aspect: float | None = None, complete: bool = True
+    image: np.ndarray,
+    hint: np.ndarray,
+    aspect: float | None = None,
+    complete: bool = True,
+    tilted: bool = False,
 ) -> tuple[np.ndarray | None, list[_Quad]]:
     """The change's own box `hint` fitted to the card's edges: the quad if that is sure, else None
     and the fits that are not (for the search round the change). `aspect`: see _pick;
@@ -759,11 +777,11 @@ def _change_fits(
     reach = (int(0.2 * short) + 4, 4)
     profiles = _profiles(image, hint, reach)  # both fits below start from these
     for outer in (True, False):
-        found = _refined(image, hint, reach, outer, False, complete, aspect, profiles)
+        found = _refined(image, hint, reach, outer, False, complete, aspect, profiles, tilted)
         if found is None:
             continue
         if found.support >= _SURE and _shaped(found.quad, aspect):
-            grown = None if outer else _grown(image, found, complete)
+            grown = None if outer else _grown(image, found, complete, tilted)
             return (grown or found).quad, []
         scored.append(found._replace(margin=_paper_rim(image, found.quad) >= _RIM))
     return None, scored
@@ -776,12 +794,14 @@ def _search(
     mask: np.ndarray | None = None,
     length: float | None = None,
     aspect: float | None = None,
+    tilted: bool = False,
 ) -> np.ndarray | None:
     """The top card in `image` (a frame, or the crop round a change whose box is `hint` and
-    mask `mask`), searched at `work` px."""
+    mask `mask`), searched at `work` px; `tilted`: outlines as a camera turned up to 25 degrees
+    off straight down sees cards."""
     scored = []
     if hint is not None:
-        sure, scored = _change_fits(image, hint, aspect)
+        sure, scored = _change_fits(image, hint, aspect, tilted=tilted)
         if sure is not None:
             return sure
     h, w = image.shape[:2]
@@ -799,7 +819,9 @@ def _search(
     def refine_all(boxes: list[np.ndarray], least: float = 0.0) -> None:
         for i, box in enumerate(boxes):
             # Only the likeliest boxes may have a side put right: it costs up to 24 side fits.
-            found = _refined(image, box / scale, (reach, reach), complete=i < _COMPLETE, aspect=aspect)
+            found = _refined(
+                image, box / scale, (reach, reach), complete=i < _COMPLETE, aspect=aspect, tilted=tilted
+            )
             if found is not None and in_change(found):
                 held = _holds(found, least)
                 if held:
@@ -809,14 +831,14 @@ def _search(
                 # (a card's margin inside it): other boxes short of it, stepped out of, run on
                 # past the top card onto one lying square to it underneath.
                 if found.support >= _GROWN and (held or found.margin):
-                    grown = _grown(image, found)
+                    grown = _grown(image, found, tilted=tilted)
                     if grown is not None and _holds(grown, least) and in_change(grown):
                         scored.append(grown)
             # A side of the top card that is faint (white on the white card under it) loses the
             # fit above to a strong line near it: the edge of a card a few px out, or a line
             # printed just inside the card. The box already lies on the card's own edges (its
             # paper's blob, or straight lines found on them); fitted close in, it keeps them.
-            found = _refined(image, box / scale, (int(3 / scale) + 2,) * 2, complete=False)
+            found = _refined(image, box / scale, (int(3 / scale) + 2,) * 2, complete=False, tilted=tilted)
             if found is not None and found.support >= _LINES and in_change(found):
                 scored.append(found)
 
@@ -883,10 +905,19 @@ def find_top_card(
         if crop is None:
             return None
         box, at, offset = crop
-        quad = _search(image[at], HINT_WORK, box, hint_mask[at], aspect=aspect)
-        return None if quad is None else order_quad(quad + offset)
-    quad = _search(image, WORK_WIDTH, length=length, aspect=aspect)
-    return None if quad is None else order_quad(quad)
+        for tilted in (False, True):
+            quad = _search(image[at], HINT_WORK, box, hint_mask[at], aspect=aspect, tilted=tilted)
+            if quad is not None:
+                return order_quad(quad + offset)
+        return None
+    # A card seen from straight above first; only when none is found, the shapes a camera turned
+    # up to 25 degrees sees. Taken at once, they let in squat boxes (a side on a line printed on
+    # the card) that beat the card's own outline on frames from straight above.
+    for tilted in (False, True):
+        quad = _search(image, WORK_WIDTH, length=length, aspect=aspect, tilted=tilted)
+        if quad is not None:
+            return order_quad(quad)
+    return None
 
 
 def change_outline(
