@@ -7,6 +7,8 @@ times, snaps won by reason), button troubles, a pause, and the lights and buzzer
 last set, and the lays the camera asked about (`ask`). A `Corrected` ruling voids the
 rulings told since the lay it corrects: the view forgets them and is rebuilt from the
 rulings still standing (it keeps them for that), the correction shown in the log.
+After a restart, the rulings the service announced again (they may not have gone out
+before the crash) are marked so in the log (`again`).
 `table_view` is the pure function that turns those and the state into the
 view; the kiosk serves it as `/api/state` and streams it on `/events`
 (docs/kiosk.md lists its fields).
@@ -99,11 +101,13 @@ class SeatStats:
 
 @dataclass
 class Entry:
-    """One ruling in the log; `beaten` is filled in when the race's runner-up is known."""
+    """One ruling in the log; `beaten` is filled in when the race's runner-up is known;
+    `again`: announced again after a restart."""
 
     seq: int
     ruling: Ruling
     beaten: int | None = None
+    again: bool = False
 
 
 @dataclass
@@ -130,8 +134,9 @@ class TableView:
         self.questions: tuple[Unread, ...] = ()
         self.crops: Container[int] = ()  # the lays whose picture the kiosk can serve
         # Every ruling still standing, corrections included: a correction can void rulings
-        # from any lay of the game, so the figures are rebuilt from these (a game's worth).
-        self._told: list[Ruling] = []
+        # from any lay of the game, so the figures are rebuilt from these (a game's worth),
+        # each with its mark: announced again after a restart.
+        self._told: list[tuple[Ruling, bool]] = []
         self._forget()
 
     def _forget(self) -> None:
@@ -151,8 +156,14 @@ class TableView:
         if type(ruling) is Corrected:
             self._correct(ruling)
         else:
-            self._told.append(ruling)
+            self._told.append((ruling, False))
             self._add(ruling)
+
+    def again(self, rulings: Sequence[Ruling]) -> None:
+        """`rulings`, the last told, were announced again after a restart: the log marks them."""
+        marks = marked_again([r for r, _ in self._told], rulings)
+        self._told = [(r, a or mark) for (r, a), mark in zip(self._told, marks, strict=True)]
+        self._rebuild()
 
     def _correct(self, corrected: Corrected) -> None:
         """The last `void` rulings (not counting earlier corrections, which stay in the log as
@@ -162,17 +173,20 @@ class TableView:
         i = len(told)
         while void > 0 and i > 0:
             i -= 1
-            if type(told[i]) is not Corrected:
+            if type(told[i][0]) is not Corrected:
                 del told[i]
                 void -= 1
-        told.append(corrected)
-        self._forget()
-        for ruling in told:
-            self._add(ruling)
+        told.append((corrected, False))
+        self._rebuild()
 
-    def _add(self, ruling: Ruling) -> None:
+    def _rebuild(self) -> None:
+        self._forget()
+        for ruling, again in self._told:
+            self._add(ruling, again)
+
+    def _add(self, ruling: Ruling, again: bool = False) -> None:
         self._seq += 1
-        entry = Entry(self._seq, ruling)
+        entry = Entry(self._seq, ruling, again=again)
         if self.t0 is None:
             self.t0 = ruling.t
         kind = type(ruling)
@@ -371,6 +385,24 @@ def table_view(
     }
 
 
+def marked_again(told: Sequence[Ruling], again: Sequence[Ruling]) -> list[bool]:
+    """Which of the standing rulings `told` are the ones `again` names: the last told, in order.
+    Matched from the end, as a subsequence: a ruling announced again may since be void (a
+    correction among them), so it has no standing ruling; the types are compared too, as
+    rulings are named tuples, equal to any tuple of the same values."""
+    marks = [False] * len(told)
+    j = len(again) - 1
+    for i in range(len(told) - 1, -1, -1):
+        ruling = told[i]
+        while j >= 0 and not (type(again[j]) is type(ruling) and again[j] == ruling):
+            j -= 1  # void since: not standing
+        if j < 0:
+            break
+        marks[i] = True
+        j -= 1
+    return marks
+
+
 def top_cards(state: State, n: int) -> list[Card]:
     """The top `n` cards of the stack, top card last."""
     if state.under is not None:  # cards slid under the stack (out_of_turn_card: under)
@@ -430,6 +462,7 @@ def entry_json(entry: Entry, names: Sequence[str], t0: int, full: bool = False) 
         "event": ruling.event,
         "seat": getattr(ruling, "seat", None),
         "text": corrected_words(ruling, t0) if kind is Corrected else say(ruling, names, entry.beaten),
+        "again": entry.again,  # announced again after a restart
     }
     if kind is Laid:  # the host may correct a lay's card: it is named by its time
         out["for"], out["card"] = ruling.t, ruling.card.code

@@ -24,7 +24,7 @@ import itertools
 import json
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -274,6 +274,7 @@ def _run_service(
             if games and games[-1].status != OPEN:  # its end's rulings may not all have gone out
                 announce_again(journal, games[-1], printer, note)
             start = start_game(journal, spec, name, explicit, args.new_game)
+            again: list[Ruling] = []  # the resumed game's rulings announced again: the kiosk marks them
             if args.lays_from is None and start.resumed is not None and start.state.winner is not None:
                 # Won, but the power went before the journal said so: settle and close it (the
                 # end of its input), then the table deals again.
@@ -292,7 +293,7 @@ def _run_service(
                     f"table time {(r.last_t or 0) / 1e6:.3f} s"
                     + (f", {name} from line {start.skip_through + 1}" if start.skip_through else "")
                 )
-                announce_again(journal, r, printer, note)
+                again = announce_again(journal, r, printer, note)
             else:
                 note(f"game {start.game}: {', '.join(spec.players)} ({spec.rules}); journal {journal.path}")
             stop.check()
@@ -309,7 +310,15 @@ def _run_service(
             kiosk = None
             if config.kiosk and not args.at_once:
                 kiosk = _start_kiosk(
-                    config, getattr(args, "host", None), journal, recorder, spec, start.judging, name, note
+                    config,
+                    getattr(args, "host", None),
+                    journal,
+                    recorder,
+                    spec,
+                    start.judging,
+                    name,
+                    note,
+                    again,
                 )
             try:
                 state = _judge(
@@ -697,6 +706,7 @@ def _start_kiosk(
     judging: Judging,
     source: str,
     note: Any,
+    again: Sequence[Ruling] = (),
 ) -> Kiosk:
     from .admin_token import load_or_create_token
     from .host import HostCommands, view_of
@@ -705,6 +715,7 @@ def _start_kiosk(
 
     crops = AskedCrops()
     view = view_of(judging)  # a resumed game shows its log and figures, and any open question
+    view.again(again)  # and which of its rulings were announced again at this start
     view.ask(judging.open, crops)
     hub = KioskHub(view)
     token = load_or_create_token(config.data_dir / "admin-token")

@@ -22,6 +22,7 @@ import pytest
 from hardware.buttons import ButtonTrouble
 from referee.bots import VirtualTable
 from referee.cards import parse_card
+from referee.engine import step
 from referee.events import Unread
 from referee.kiosk import KioskHub, make_app
 from referee.kiosk_server import KioskServer
@@ -166,6 +167,28 @@ def test_the_winner_screen_has_each_players_figures(browser, size):
         page.screenshot(path=ARTIFACTS / f"kiosk-winner-{size[0]}x{size[1]}.png")
         page.click("#winner")
         assert page.is_hidden("#winner")
+    finally:
+        server.stop()
+
+
+def test_the_rulings_announced_again_after_a_restart_are_tagged_in_the_log(browser):
+    _, (state, *rest) = race_hub(events=0)
+    view = TableView(state)
+    for event in rest:  # the whole race example
+        state, rulings = step(state, event)
+        for ruling in rulings:
+            view.add(ruling)
+        view.update(state)
+    view.again([e.ruling for e in view.log][3:])  # a restart announced all but the first lays again
+    hub = KioskHub(view)
+    server = serve(hub)
+    try:
+        page = open_page(browser, server, hub, SIZES[0])
+        items = page.locator("#log li")
+        # Newest first: the four announced again, then the three lays told before the crash.
+        assert [items.nth(i).locator(".tag.again").count() for i in range(items.count())] == [1] * 4 + [0] * 3
+        assert items.first.inner_text() == "0:02.9Bob lays 4♠ call 4 announced again"
+        page.screenshot(path=ARTIFACTS / "kiosk-announced-again.png")
     finally:
         server.stop()
 

@@ -8,10 +8,14 @@ from typing import Any
 
 from hardware.buttons import ButtonTrouble
 from referee.bots import VirtualTable
+from referee.cards import parse_card
 from referee.demo import Summary, describe
 from referee.engine import finish, step
-from referee.kiosk_view import BIN_EDGES_MS, LOG_LINES, TableView, clock
+from referee.host import view_of
+from referee.kiosk_view import BIN_EDGES_MS, LOG_LINES, TableView, clock, marked_again
+from referee.questions import Judging, take
 from referee.ruling_text import runner_up, say
+from referee.rulings import Laid, Ruling
 from referee.script import read_script
 from tests.helpers import game, lay, snap, wait
 
@@ -253,3 +257,76 @@ def test_the_figures_agree_with_the_demos_summary_over_a_bot_game():
     snaps = sum(s["won_by"]["snap"] for s in stats)
     assert sum(sum(r["count"] for r in s["snaps_by_reason"]) for s in stats) >= snaps > 0
     assert view.view()["winner"] is not None
+
+
+# Announced again after a restart ---------------------------------------------------------
+
+
+def _judged(lines: list[dict[str, Any]], upto: int | None = None) -> tuple[Judging, list[Ruling], list[Any]]:
+    """A game taken line by line, as the journal replays it: the table and every ruling told
+    after its first `upto` events, and the events still to come."""
+    items = [item for _, item in read_script([json.dumps(line) for line in lines], "test")]
+    judging = Judging(items[0])
+    told: list[Ruling] = []
+    for item in items[1:][:upto]:
+        judging, rulings = take(judging, item)
+        told += rulings
+    return judging, told, items[1:][upto:] if upto is not None else []
+
+
+def _marks(view: TableView) -> list[tuple[str, bool]]:
+    return [(e["text"], e["again"]) for e in json.loads(json.dumps(view.view()))["log"]]
+
+
+def test_the_rulings_announced_again_after_a_restart_are_marked_in_the_log():
+    lines = [json.loads(line) for line in example("race-and-late-press")]
+    judging, told, coming = _judged(lines + [lay(5000, "2H")], upto=len(lines) - 1)
+    view = view_of(judging)  # the resumed game's view, as the service builds it
+    assert not any(again for _, again in _marks(view))
+    again = told[3:]  # the win and the late presses may not have gone out before the crash
+    view.again(again)
+    names = judging.state.players
+    marks = _marks(view)
+    assert [again for _, again in marks] == [False] * 3 + [True] * len(again)
+    assert marks[3][0] == "Bob SNAP! takes 3 cards (sandwich) — beats Ann by 12.4 ms"  # the race still read
+    assert [text for text, _ in marks[4:]] == [say(r, names) for r in again[1:]]
+    assert view.view()["last"]["again"] is True  # the banner's ruling is one of them
+    # The rulings judged after the restart are told for the first time: not marked.
+    for ruling in take(judging, coming[0])[1]:
+        view.add(ruling)
+    assert [again for _, again in _marks(view)] == [False] * 3 + [True] * len(again) + [False]
+
+
+def test_a_ruling_announced_again_and_void_since_marks_nothing_and_the_marks_outlive_a_correction():
+    lines = [game(2), lay(1000, "9H"), lay(2000, "9C"), snap(2300, 1), lay(3000, "9D")]
+    fix = [{"t": 3_500_000, "card": "5C", "for": 2_000_000}, snap(3600, 0), wait(5000)]
+    # Told through the first lay, then a crash: the correction is among the rulings announced
+    # again, and so are the ones it voided (Bob's pair). The resumed game's log is the game
+    # judged right (the correction rewritten in), so those have no line to mark.
+    judging, told, _ = _judged(lines + fix)
+    view = view_of(judging)
+    view.again(told[1:])
+    assert _marks(view) == [
+        ("Ann lays 9♥ call 1", False),
+        ("Bob lays 5♣ call 2", True),
+        ("Bob wrong snap: penalised until another seat wins a stack", True),
+        ("Ann lays 9♦ call 3", True),
+        ("Ann SNAP! takes 3 cards (sandwich)", True),
+    ]
+    # Marked before the correction: it rebuilds the log, the marks of the rulings still
+    # standing kept, the re-judged rulings new.
+    judging, told, coming = _judged(lines + fix, upto=len(lines) - 1)
+    view = view_of(judging)
+    view.again(told)
+    for item in coming:
+        judging, rulings = take(judging, item)
+        for ruling in rulings:
+            view.add(ruling)
+    assert [again for _, again in _marks(view)] == [True] + [False] * 5
+
+
+def test_a_ruling_is_matched_by_its_kind_as_well_as_its_values():
+    laid = Laid(1_000_000, 0, parse_card("9H"), 1, None, 1)
+    same_values = tuple(laid)  # a named tuple equals any tuple of the same values
+    assert marked_again([laid], [same_values]) == [False]  # type: ignore[list-item]
+    assert marked_again([laid, laid], [laid]) == [False, True]  # only the last told

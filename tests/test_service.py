@@ -499,3 +499,41 @@ def test_a_live_rehearsal_moves_a_card_line_with_the_lay_it_names(tmp_path: Path
     assert run_service(args, out, io.StringIO(), clock=VirtualClock(50_000_000)) == 0
     won = [json.loads(line) for line in out.getvalue().splitlines() if '"stack_won"' in line]
     assert [(w["seat"], w["reasons"]) for w in won] == [(1, ["standard"])]
+
+
+def test_the_rulings_announced_again_at_a_restart_are_marked_on_the_kiosk(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import referee.service as service
+    from referee.events import Lay, Snap
+    from referee.script import GameSpec
+
+    kiosks: list = []
+    start_kiosk = service._start_kiosk
+    monkeypatch.setattr(service, "_start_kiosk", lambda *a: kiosks.append(start_kiosk(*a)) or kiosks[-1])
+    config = _config(tmp_path, '[camera]\nsource = "camera"\n')
+    config.write_text(config.read_text().replace("kiosk = false", "kiosk_port = 0"))
+    events = [Lay(1_000_000, parse_card("9H")), Lay(2_000_000, parse_card("9C")), Snap(2_300_000, 1)]
+    events.append(Lay(3_000_000, parse_card("4D")))  # its ruling settles the snap: Bob wins the pair
+    with Journal.open(tmp_path / "data") as journal:  # a crash before the pair's ruling went out
+        game = journal.new_game(GameSpec(("Ann", "Bob", "Cy")).to_json(), "camera")
+        for seq, event in enumerate(events):
+            journal.append(game, seq, event_to_json(event), None)
+        journal.told(game, 1, 1)  # told through Bob's lay
+
+    def camera(loop, config, clock, failure, note, ready, paused, stopped, opener, backoff_s, crops) -> None:
+        ready()
+        loop.close_source("camera")
+        loop.stop()
+
+    monkeypatch.setattr(service, "_feed_camera", camera)
+    args = argparse.Namespace(config=str(config), lays_from=None, at_once=False, new_game=False)
+    out = io.StringIO()
+    assert run_service(args, out, io.StringIO(), clock=VirtualClock(0)) == 0
+    again = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert again and all(r.pop("again") for r in again)
+    (kiosk,) = kiosks
+    log = json.loads(kiosk.hub.snapshot()[1])["log"]
+    assert [e["again"] for e in log] == [False] * (len(log) - len(again)) + [True] * len(again)
+    assert [e["event"] for e in log if e["again"]] == [r["event"] for r in again] == ["stack_won", "laid"]
+    assert json.loads(kiosk.hub.snapshot()[1])["last"]["again"] is True  # the banner's win too

@@ -132,7 +132,9 @@ function drawLog(v) {
     .reverse()
     .map((e) => {
       const fix = e.event === "laid" ? ` data-for="${e.for}" data-card="${esc(e.card)}" title="tap to correct"` : "";
-      return `<li class="${e.event}${fix ? " fixable" : ""}"${fix}><span class="t">${esc(e.clock)}</span>${esc(e.text)}</li>`;
+      // Said again after a restart: it may not have gone out before the crash.
+      const again = e.again ? ` <span class="tag again">announced again</span>` : "";
+      return `<li class="${e.event}${fix ? " fixable" : ""}"${fix}><span class="t">${esc(e.clock)}</span>${esc(e.text)}${again}</li>`;
     });
   put($("log").firstElementChild, items.join(""));
 }
