@@ -24,6 +24,8 @@ bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench_table_camera.py
 	$(BIN)/python benchmarks/bench_heldout.py
 	$(BIN)/python benchmarks/bench_demo_camera.py
+	$(BIN)/python benchmarks/bench_crash.py
+	$(BIN)/python benchmarks/fuzz_inputs.py
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
