@@ -230,19 +230,13 @@ class Journal:
         journal = cls(path, db, lock, last)
         try:
             version = db.execute("PRAGMA user_version").fetchone()[0]
-            if version > SCHEMA_VERSION:
-                raise sqlite3.DatabaseError(
-                    f"written by a newer referee (journal version {version}, this one reads {SCHEMA_VERSION})"
-                )
-            _quick_check(db, path)
             # Compared with the record before anything is written: a journal that lost its
             # -wal must not be "repaired" into a smaller one.
-            journal._checked = _has_sums(db)
-            lost = journal._loss()
-            if lost is not None:
+            loss = journal._verify(version)
+            if loss is not None:
                 if not accept_loss:
-                    raise JournalDamaged(_loss_line(path, lost) + ": --new-game goes on without them")
-                journal.damage = _loss_line(path, lost)
+                    raise JournalDamaged(loss + ": --new-game goes on without them")
+                journal.damage = loss
             # WAL: a commit is one append and one fsync; FULL: that fsync happens at every
             # commit, so an event acknowledged is an event on the disk.
             mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
@@ -262,6 +256,18 @@ class Journal:
             journal.close()
             raise
         return journal
+
+    def _verify(self, version: int) -> str | None:
+        """The journal as found on opening: of a version this referee reads, whole by SQLite's
+        quick check, and holding what the record says was committed; the loss's line, if any."""
+        if version > SCHEMA_VERSION:
+            raise sqlite3.DatabaseError(
+                f"written by a newer referee (journal version {version}, this one reads {SCHEMA_VERSION})"
+            )
+        _quick_check(self._db, self.path)
+        self._checked = _has_sums(self._db)
+        lost = self._loss()
+        return None if lost is None else _loss_line(self.path, lost)
 
     @classmethod
     def _open_readonly(cls, path: Path) -> Journal:
@@ -291,15 +297,7 @@ class Journal:
                 ) from None
             raise _error(path, e, "cannot read the journal") from None
         try:
-            if version > SCHEMA_VERSION:
-                raise sqlite3.DatabaseError(
-                    f"written by a newer referee (journal version {version}, this one reads {SCHEMA_VERSION})"
-                )
-            _quick_check(db, path)
-            journal._checked = _has_sums(db)
-            lost = journal._loss()
-            if lost is not None:
-                journal.damage = _loss_line(path, lost)
+            journal.damage = journal._verify(version)
         except sqlite3.Error as e:
             journal.close()
             raise _error(path, e, "cannot read the journal") from None
