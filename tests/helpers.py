@@ -99,3 +99,14 @@ def power_cut(folder: Any, keep: int, game: int = 1) -> None:
             "SELECT sum FROM events WHERE game = ? AND seq = ?", (game, keep - 1)
         ).fetchone()
         journal._write_last(Last(game, keep, total, keep - 1, 1 << 30))
+
+
+def service_config(folder: Any) -> Any:
+    """A `referee run` config in `folder`: three players, mock pins, the journal in folder/data,
+    no kiosk (the crash and stop tests' subprocesses)."""
+    config = folder / "referee.toml"
+    config.write_text(
+        '[table]\nplayers = ["Ann", "Bob", "Cy"]\n[hardware]\npins = "mock"\n'
+        f'[service]\ndata_dir = "{folder / "data"}"\nkiosk = false\n'
+    )
+    return config

@@ -34,6 +34,7 @@ from referee.bots import VirtualTable
 from referee.journal import OPEN, Journal
 from referee.replay import export
 from referee.script import event_to_json
+from tests.helpers import service_config
 
 ROOT = Path(__file__).resolve().parent.parent
 HARNESS = str(ROOT / "tests" / "stop_harness.py")
@@ -51,15 +52,6 @@ def _script(folder: Path, lines: int = 120, shrink: int = 25) -> Path:
     script = folder / "live.jsonl"
     script.write_text("\n".join(out[:lines]) + "\n")
     return script
-
-
-def _config(folder: Path) -> Path:
-    config = folder / "referee.toml"
-    config.write_text(
-        '[table]\nplayers = ["Ann", "Bob", "Cy"]\n[hardware]\npins = "mock"\n'
-        f'[service]\ndata_dir = "{folder / "data"}"\nkiosk = false\n'
-    )
-    return config
 
 
 def _lines(stream: IO[bytes], into: queue.Queue[str | None]) -> None:
@@ -147,7 +139,7 @@ POINTS = ["at exec", "journaled", "ready", "rulings", "while stopping"]
 
 def _stop_at(point: str, signum: int, tmp_path: Path, k: int) -> None:
     script = _script(tmp_path)
-    config = _config(tmp_path)
+    config = service_config(tmp_path)
     argv = ["run", "--config", str(config), "--lays-from", str(script)]
     run = Run(tmp_path, argv, block_signals=point == "at exec")
     told: list[str] = []
@@ -210,7 +202,7 @@ def test_a_second_referee_on_a_journal_in_use_gets_one_line_naming_the_first_and
     tmp_path: Path,
 ) -> None:
     script = _script(tmp_path, shrink=1)  # at its own pace: it runs until it is stopped
-    config = _config(tmp_path)
+    config = service_config(tmp_path)
     first = Run(tmp_path, ["run", "--config", str(config), "--lays-from", str(script)])
     first.wait_notify("READY=1")
     data = tmp_path / "data"
@@ -254,7 +246,7 @@ def test_a_second_referee_on_a_journal_in_use_gets_one_line_naming_the_first_and
 
 def test_a_killed_writer_leaves_no_stale_lock(tmp_path: Path) -> None:
     script = _script(tmp_path)
-    config = _config(tmp_path)
+    config = service_config(tmp_path)
     first = Run(tmp_path, ["run", "--config", str(config), "--lays-from", str(script)])
     first.wait_notify("READY=1")
     first.proc.kill()

@@ -34,6 +34,7 @@ import pytest
 from referee.bots import VirtualTable
 from referee.journal import OPEN, Journal
 from referee.script import adjudicate, event_to_json
+from tests.helpers import service_config
 
 ROOT = Path(__file__).resolve().parent.parent
 KILLS = 30
@@ -90,15 +91,6 @@ def live_mode(folder: Path) -> Mode:
     return Mode("live", script, [], live=True)
 
 
-def _config(folder: Path) -> Path:
-    config = folder / "referee.toml"
-    config.write_text(
-        '[table]\nplayers = ["Ann", "Bob", "Cy"]\n[hardware]\npins = "mock"\n'
-        f'[service]\ndata_dir = "{folder / "data"}"\nkiosk = false\n'
-    )
-    return config
-
-
 def _argv(config: Path, mode: Mode) -> list[str]:
     argv = [sys.executable, "-m", "referee", "run", "--config", str(config), "--lays-from", str(mode.script)]
     return argv if mode.live else [*argv, "--at-once"]
@@ -137,7 +129,7 @@ def _offsets(folder: Path, script: Path) -> set[int]:
 
 def trial(folder: Path, mode: Mode, kill_after: int) -> tuple[str, int]:
     """One crash and one restart: ("resumed" or "finished" before the kill, rulings told twice)."""
-    config = _config(folder)
+    config = service_config(folder)
     proc = subprocess.Popen(_argv(config, mode), stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
     assert proc.stdout is not None and proc.stderr is not None
     fcntl.fcntl(proc.stdout.fileno(), F_SETPIPE_SZ, 4096)
