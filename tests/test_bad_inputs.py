@@ -10,11 +10,9 @@ import ctypes
 import json
 import os
 import sqlite3
-import struct
 import subprocess
 import sys
 import tracemalloc
-import zlib
 from pathlib import Path
 
 import cv2
@@ -23,6 +21,8 @@ import pytest
 from referee.cards import parse_card
 from referee.cli import main
 from referee.render import draw_card
+
+from .test_image_files import _png_header
 
 REFEREE = Path(sys.executable).with_name("referee")
 SCRIPT = (
@@ -261,24 +261,9 @@ def test_a_damaged_journal_entry_is_one_line_for_games_and_export(capsys, journa
 # Images ------------------------------------------------------------------------------------
 
 
-def png_claiming(width: int, height: int) -> bytes:
-    """A small PNG whose header claims `width` x `height` pixels (a decompression bomb's)."""
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(b"\0" * 64))
-        + chunk(b"IEND", b"")
-    )
-
-
 def test_a_png_claiming_100000_by_100000_pixels_is_one_line_through_every_image_entry(capsys, tmp_path):
     bomb = tmp_path / "7H.png"
-    bomb.write_bytes(png_claiming(100_000, 100_000))
+    bomb.write_bytes(_png_header(100_000, 100_000))
     status, out, err, peak = run(capsys, "recognize", str(bomb))
     assert status == 2 and out == ""
     one_line(err, f"{bomb}: 100000 x 100000 pixels is too big")
