@@ -9,6 +9,7 @@ card not yet seen since the deck was dealt when two readings are close.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -209,20 +210,27 @@ def _find_any_size(
     one card, 1000 px wide and more), as `Recogniser.recognise` searches. Returns the level's
     image, the outline in its pixels, and the level's factor, so that the card is warped from that
     level's own pixels. `length`: the card's long side in frame px, when known."""
-    h, w = image.shape[:2]
-    f, level = 1, image
     first: tuple[np.ndarray, np.ndarray | None, int] = (image, None, 1)
-    while True:
+    for f, level in _pyramid(image):
         quad = find_top_card(level, length=None if length is None else length / f)
         if quad is not None:
             if not _near_window_top(quad * f, f):
                 return level, quad, f
             if first[1] is None:
                 first = (level, quad, f)  # near the window's top: a bigger card may be round it
+    return first
+
+
+def _pyramid(image: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
+    """The frame itself (factor 1), then each pyramid level (factor 2, 4 ..., by INTER_AREA) where
+    a card MIN_WIDTH px wide there is still under LEVEL_REACH of the frame's short side; each
+    level made only when asked for."""
+    h, w = image.shape[:2]
+    yield 1, image
+    f = LEVEL_STEP
+    while MIN_WIDTH * f <= LEVEL_REACH * min(h, w):
+        yield f, cv2.resize(image, (w // f, h // f), interpolation=cv2.INTER_AREA)
         f *= LEVEL_STEP
-        if MIN_WIDTH * f > LEVEL_REACH * min(h, w):
-            return first
-        level = cv2.resize(image, (w // f, h // f), interpolation=cv2.INTER_AREA)
 
 
 def _near_window_top(quad: np.ndarray, f: int) -> bool:
@@ -391,37 +399,29 @@ class Recogniser:
         the window there. A level's reading is of its own pixels (warped from the level, not
         sampled from the frame at a tenth of its pixels); its outline is mapped back."""
         self._tops.clear()
-        reading = self._recognise_level(image, hint_mask, seen)
         h, w = image.shape[:2]
-        f = 1
-        tried = [reading]
+        tried: list[Reading] = []
         # An outline well inside the window with an index read is the card's, read or refused:
         # the next level would only read it again from fewer pixels. One with no index may be a
-        # frame printed on a bigger card.
-        # An outline where no card is read may be a box inside a bigger card (a court picture's
-        # frame on a card over MAX_WIDTH): the next level, where that card is in the window, may
-        # read it. (Not every unsure reading: in the watch most first readings are unsure, and
-        # going down the pyramid for each took the mean 640x480 frame from 0.5 to 2.2 ms.)
-        while (
-            reading.quad is None
-            or not reading.ranked
-            or reading.card is None
-            or _near_window_top(reading.quad, f)
-        ):
-            f *= LEVEL_STEP
-            if MIN_WIDTH * f > LEVEL_REACH * min(h, w):
-                break  # no card this big fits in the frame
-            small = cv2.resize(image, (w // f, h // f), interpolation=cv2.INTER_AREA)
-            mask = (
-                None
-                if hint_mask is None
-                else np.ascontiguousarray(hint_mask[: h // f * f : f, : w // f * f : f])
-            )
-            got = self._recognise_level(small, mask, seen)
-            # A level pixel is f frame pixels; its centre lies (f - 1) / 2 into them.
-            quad = None if got.quad is None else got.quad * f + (f - 1) / 2
-            reading = Reading(got.card, got.confidence, quad, got.ranked, got.sure, got.agree)
+        # frame printed on a bigger card. (Going on down for every reading that was not sure, or
+        # read no card, was tried: it took the watch's mean 640x480 frame from 0.5 to 2.2 ms, and
+        # a refused index was read as some card on a smaller level: refusals 170 to 160 of 240.)
+        for f, level in _pyramid(image):
+            if f == 1:
+                reading = self._recognise_level(image, hint_mask, seen)
+            else:
+                mask = (
+                    None
+                    if hint_mask is None
+                    else np.ascontiguousarray(hint_mask[: h // f * f : f, : w // f * f : f])
+                )
+                got = self._recognise_level(level, mask, seen)
+                # A level pixel is f frame pixels; its centre lies (f - 1) / 2 into them.
+                quad = None if got.quad is None else got.quad * f + (f - 1) / 2
+                reading = Reading(got.card, got.confidence, quad, got.ranked, got.sure, got.agree)
             tried.append(reading)
+            if reading.quad is not None and reading.ranked and not _near_window_top(reading.quad, f):
+                break
         # The surest card of those read: sure first, then likelier.
         best = max(tried, key=lambda r: (r.card is not None, r.sure, r.confidence))
         if best.card is not None and self._tops:
