@@ -239,7 +239,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=200, help="scenes per deck")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--deck", action="append", help="only these decks (default: all)")
+    parser.add_argument("--deck", action="append", choices=decks(), help="only these decks (default: all)")
     parser.add_argument("--dump", type=Path, help="write each miss here, its outline drawn")
     args = parser.parse_args(argv)
     recogniser = Recogniser(jokers=False)
@@ -247,8 +247,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     began = time.perf_counter()
     if args.dump:
         args.dump.mkdir(parents=True, exist_ok=True)
-    for d_i, deck in enumerate(args.deck or decks()):
-        rng = np.random.default_rng([args.seed, d_i])
+    for deck in args.deck or decks():
+        rng = np.random.default_rng([args.seed, decks().index(deck)])  # a deck's scenes, alone or not
         for i in range(args.n):
             s = scene(deck, CODES[int(rng.integers(52))], rng)
             r = recogniser.recognise(s.image)
