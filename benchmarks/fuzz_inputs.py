@@ -36,6 +36,7 @@ import sys
 import tempfile
 import time
 import traceback
+import tracemalloc
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -87,6 +88,7 @@ class Tally:
     not_one_line: list[str] = field(default_factory=list)
     hangs: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    peak_alloc: int = 0  # the most Python memory one command allocated (tracemalloc)
 
 
 def mutate(data: bytes, rng: random.Random) -> bytes:
@@ -278,7 +280,14 @@ def fuzz(kind: str, cases: int, seed: int, limit_s: float = 10.0) -> Tally:
             rng = random.Random(f"{seed}:{kind}:{case}")
             for argv in make(rng):
                 tally.cases += 1
-                what, status, err = run_main(argv, limit_s)
+                # The referee's own allocations: the process's RSS also holds what the fuzzer made
+                # (one mutation repeats a line into a value of 200 MB, written into the input).
+                tracemalloc.start()
+                try:
+                    what, status, err = run_main(argv, limit_s)
+                    tally.peak_alloc = max(tally.peak_alloc, tracemalloc.get_traced_memory()[1])
+                finally:
+                    tracemalloc.stop()
                 label = f"{kind} case {case}: referee {' '.join(argv)}"
                 if what == "traceback":
                     tally.tracebacks.append(f"{label}\n{err}")
@@ -328,14 +337,14 @@ def main() -> None:
     logging.disable(logging.CRITICAL)  # the referee's own warnings are not what is counted
     print(f"fuzzing the command line: {args.cases} cases a kind, seed {args.seed}, limit {args.limit:g} s")
     print(f"{'kind':<8} {'runs':>6} {'exit 0':>7} {'exit 2':>7} {'other':>6} {'tracebacks':>10} "
-          f"{'not 1 line':>10} {'hangs':>6} {'seconds':>8} {'peak RSS':>9}")  # fmt: skip
+          f"{'not 1 line':>10} {'hangs':>6} {'seconds':>8} {'peak RSS':>9} {'referee peak':>13}")  # fmt: skip
     for kind in args.kinds.split(","):
         t = fuzz(kind, args.cases, args.seed, args.limit)
         other = sum(n for s, n in t.statuses.items() if s not in (0, 2))
         counts = f"{t.cases:>6} {t.statuses[0]:>7} {t.statuses[2]:>7} {other:>6} {len(t.tracebacks):>10}"
         print(
             f"{kind:<8} {counts} {len(t.not_one_line):>10} {len(t.hangs):>6} {t.seconds:>8.1f} "
-            f"{peak_rss_mb():>6.0f} MB",
+            f"{peak_rss_mb():>6.0f} MB {t.peak_alloc / 2**20:>10.0f} MB",
             flush=True,
         )
         for text in (t.tracebacks + t.not_one_line + t.hangs)[: args.show]:

@@ -78,6 +78,9 @@ CREATE TABLE IF NOT EXISTS events (
 _GAME_COLUMNS = "id, spec, started, ended, status, winner, source, events"
 
 
+MAX_VALUE_BYTES = 1 << 20  # the longest text SQLite hands over: a journal's value is far shorter
+
+
 class JournalError(UserError):
     """The journal cannot be opened or written; str() is one line naming the file."""
 
@@ -192,6 +195,9 @@ class Journal:
     ) -> None:
         self.path = path
         self._db = connection
+        # No value the referee writes is near this (a script line is at most 64 KiB); a damaged
+        # record's header can claim hundreds of MB, and reading it took the process to 1.2 GB.
+        connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
         self._lock = lock  # None: read-only
         self._last = last
         self._checked = checked  # rows carry sums (schema v2)
@@ -696,7 +702,9 @@ def _error(path: Path, error: BaseException, what: str) -> JournalError:
         getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in text
     ):
         return JournalFull(f"{path}: {what}: the disk is full (free some space and start again)")
-    if "not a database" in text or "malformed" in text:
+    if "too big" in text:  # MAX_VALUE_BYTES: a record's header claims a value no journal holds
+        text = "a value longer than the referee ever writes"
+    if "not a database" in text or "malformed" in text or "longer than" in text:
         text += " (the file is damaged: move it aside to start a new journal)"
     return JournalError(f"{path}: {what}: {text}")
 
