@@ -9,8 +9,10 @@ Events wait in a reorder buffer until the release point (the least progress of
 the sources still open) passes them; then the engine gets them in timestamp
 order. So a press is judged against the stack as it was at the instant of the
 press, even when the camera reports the card that made the pair 80 ms later,
-and as soon as every source has got past it. An event that arrives at or before
-the release point breaks that promise: the loop raises `ProgressError`.
+and as soon as every source has got past it. An event that arrives before the
+release point breaks that promise: the loop raises `ProgressError`, or, given a
+`late` sink (the live service: a button callback held up on a loaded machine
+must not end the game), judges it at the release point and tells the sink.
 
 Threads only enqueue (`put_lay`, `put_edge`); everything else runs in the loop's
 own thread: `pump(now)` in a simulation, `run()` live, which sleeps on the inbox
@@ -42,6 +44,9 @@ EventSink = Callable[[Event | Unread | Named, Any], Any]
 # the lays still waiting for their card, oldest first, with the table as it was before the first.
 QuestionSink = Callable[[tuple[Unread, ...], State], Any]
 TroubleSink = Callable[[ButtonTrouble], Any]
+# Told of an event that came behind the release point: its source, its own stamp, and the
+# time it was judged at instead (the release point: the earliest time still in order).
+LateSink = Callable[[str, int, int], Any]
 FAR_FUTURE = 1 << 62
 
 
@@ -73,6 +78,7 @@ class TableLoop:
         judged: Iterable[EventSink] = (),
         refused: Callable[[Event, str], Any] | None = None,
         questions: Iterable[QuestionSink] = (),
+        late: LateSink | None = None,
     ) -> None:
         # A resumed game may come back with lays still waiting for their card.
         self.judging = state if isinstance(state, Judging) else Judging(state)
@@ -92,6 +98,7 @@ class TableLoop:
         # reading as its guess). Without it, EventError.
         self.refused = refused
         self.question_sinks = list(questions)
+        self.late = late
         self._tags: dict[int, Any] = {}  # a lay's time -> its tag, while a question is open
         self.trouble_sinks = list(troubles)
         # Lights and sound: rulings as soon as the outcome is known. A snap win is final
@@ -206,18 +213,21 @@ class TableLoop:
                 if type(result) is Press and self.paused:
                     self.dropped += 1  # the referee cannot see the stack: no press can be judged
                 elif type(result) is Press:
-                    self._arrived(source, result.t)
-                    self._buffer_event(Snap(result.t, result.seat), None)
+                    t = self._arrived(source, result.t)
+                    self._buffer_event(Snap(t, result.seat), None)
                 else:
                     self._trouble(result)  # type: ignore[arg-type]
         else:
             if type(item) is not Named:  # the host's answer is stamped with the loop's own clock
-                self._arrived(source, item.t)
+                t = self._arrived(source, item.t)
+                if t != item.t:
+                    item = item._replace(t=t)
             self._buffer_event(item, tag)
 
-    def _arrived(self, source: str, t: int) -> None:
+    def _arrived(self, source: str, t: int) -> int:
         """An event from `source` stamped `t`: it must not be older than what was released (one
-        stamped at the release point itself is still in order: no timer fires past it)."""
+        stamped at the release point itself is still in order: no timer fires past it). Returns
+        the time to judge it at: `t`, or for a late event with a `late` sink, the release point."""
         if self.state.now < self._judged_to:
             # The table was taken back from outside (the host's undo): the stream goes on from there.
             self._released = self._judged_to = self._last_t = self.state.now
@@ -226,10 +236,15 @@ class TableLoop:
                 promise = f"it reported progress to {self.progressed[source]}"
             else:
                 promise = f"it declared a latency of {self.latencies.get(source, 0)} us"
-            raise ProgressError(
-                f"{source}: an event stamped {t} arrived after the loop had judged up to "
-                f"{self._released} ({promise}): judging it now would judge out of order"
-            )
+            if self.late is None:
+                raise ProgressError(
+                    f"{source}: an event stamped {t} arrived after the loop had judged up to "
+                    f"{self._released} ({promise}): judging it now would judge out of order"
+                )
+            at = max(self._released, self.state.now)
+            self.late(source, t, at)
+            return at
+        return t
 
     def _buffer_event(self, event: Event, tag: Any) -> None:
         heapq.heappush(self._buffer, (event.t, next(self._arrival), event, tag))

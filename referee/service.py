@@ -575,6 +575,12 @@ def _judge_live(
         else:
             note(f"camera: {why}: a misreading, so the card is asked")
 
+    def late(source: str, t: int, at: int) -> None:
+        note(
+            f"{source}: an event stamped {t} came {(at - t) / 1000:.1f} ms after the table was "
+            f"judged past it (a loaded machine?): judged at {at}, after what was already judged"
+        )
+
     loop = TableLoop(
         judging,
         sources,
@@ -584,6 +590,7 @@ def _judge_live(
         judged=[recorder],
         refused=refused if script is None else None,  # a script's bad line is the script's error
         questions=questions,
+        late=late,
     )
     if kiosk is not None:
         kiosk.commands.loop = loop
@@ -758,6 +765,9 @@ def _feed_script(
             if offset is None:
                 offset = clock.now_us() - event.t
             t = event.t + offset
+            # Nothing comes from the script before its next line: said at once, so a feeder
+            # woken late on a loaded machine is never behind what the loop has judged.
+            loop.progress("script", t - 1)
             clock.sleep_until(t)
             if type(event) is Named:  # the lay it names moves with it
                 event = event._replace(lay_t=event.lay_t + offset)

@@ -14,7 +14,7 @@ from referee.cards import parse_card
 from referee.events import Lay
 from referee.loop import ProgressError, TableLoop
 from referee.presets import rules_for
-from referee.rulings import Ruling, StackWon
+from referee.rulings import Laid, Ruling, StackWon
 from referee.watcher import PileWatcher
 
 from .test_watcher import FPS, SIDES, TruthRecogniser, clip, edge_clip, extend, pause_over_the_card
@@ -86,6 +86,32 @@ def test_a_press_that_arrives_behind_the_release_point_is_caught_loudly():
     loop.put_edge(Edge(0, T + 400_000, True))
     with pytest.raises(ProgressError, match="buttons: an event stamped 10400000"):
         loop.pump(T + 500_001)
+
+
+def test_with_a_late_sink_a_press_behind_the_release_point_is_judged_there_and_told():
+    # Live, a button callback held up on a loaded machine must not end the game: the press is
+    # judged at the earliest time still in order, and the service says so in one line.
+    late: list[tuple[str, int, int]] = []
+    loop, _, signals = new_loop(late=lambda *a: late.append(a))
+    loop.put_lay(Lay(T, parse_card("QS")))  # a dark queen: the first press wins
+    loop.progress("camera", T + 500_000)
+    loop.pump(T + 500_000)  # judged up to T + 495 ms
+    loop.put_edge(Edge(1, T + 400_000, True))
+    loop.progress("camera", T + 600_000)
+    loop.pump(T + 600_000)
+    assert late == [("buttons", T + 400_000, T + 495_000)]
+    assert won(signals) == [(1, T + 495_000)]
+
+
+def test_with_a_late_sink_a_late_lay_keeps_its_order_after_everything_judged():
+    late: list[tuple[str, int, int]] = []
+    loop, out, _ = new_loop(late=lambda *a: late.append(a))
+    loop.put_lay(Lay(T, parse_card("7H")))
+    loop.pump(T + 1_000_000)  # judged up to T + 750 ms
+    loop.put_lay(Lay(T + 100_000, parse_card("8H")))
+    loop.pump(T + 1_100_000)
+    assert late == [("camera", T + 100_000, T + 750_000)]
+    assert [(r.card.code, r.t) for r in out if type(r) is Laid] == [("7H", T), ("8H", T + 750_000)]
 
 
 def test_the_release_point_never_goes_back_and_a_closed_source_holds_nothing():

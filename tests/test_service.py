@@ -537,3 +537,40 @@ def test_the_rulings_announced_again_at_a_restart_are_marked_on_the_kiosk(
     assert [e["again"] for e in log] == [False] * (len(log) - len(again)) + [True] * len(again)
     assert [e["event"] for e in log if e["again"]] == [r["event"] for r in again] == ["stack_won", "laid"]
     assert json.loads(kiosk.hub.snapshot()[1])["last"]["again"] is True  # the banner's win too
+
+
+class _LoadedMachine(VirtualClock):
+    """A clock whose sleeper wakes 150 ms late, with the table loop turning meanwhile: a
+    rehearsal's feeder on a loaded machine (found by benchmarks/bench_crash.py under load)."""
+
+    def __init__(self, start_us: int, loop_box: list) -> None:
+        super().__init__(start_us)
+        self.loop_box = loop_box
+
+    def sleep_until(self, t_us: int) -> None:
+        super().sleep_until(t_us + 150_000)
+        self.loop_box[0].pump(self.now_us())
+
+
+def test_a_rehearsal_feeder_woken_late_by_a_loaded_machine_is_still_judged_in_order() -> None:
+    from referee.loop import TableLoop
+    from referee.script import read_script
+    from referee.service import LATENCIES_US, GameClock, _feed_script
+
+    text = "".join(_demo_script().splitlines(keepends=True)[:60])
+    items = read_script(io.StringIO(text), "game.jsonl")
+    state = next(items)[1]
+    box: list = []
+    clock = _LoadedMachine(0, box)
+    out: list = []
+    # No `late` sink: an event behind the release point would raise ProgressError here.
+    loop = TableLoop(
+        state, {"script": LATENCIES_US["script"], "buttons": LATENCIES_US["buttons"]}, rulings=[out.append]
+    )
+    box.append(loop)
+    failure: list = []
+    _feed_script(loop, items, GameClock(clock, 0), failure, lambda _: None, lambda: None, offset=0)
+    loop.close_source("buttons")
+    loop.finish(lambda _: None)
+    assert failure == []
+    assert [json.dumps(r.to_json()) for r in out] == _rulings(text)
