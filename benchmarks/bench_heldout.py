@@ -200,7 +200,7 @@ def outline_right(reading: Reading, scene: hs.Scene) -> bool:
 
 
 def read_all(recogniser: Recogniser, scenes: list[hs.Scene]) -> list[Reading]:
-    return [recogniser.recognise(s.image) for s in scenes]
+    return [recogniser.recognise(s.image, thorough=True) for s in scenes]  # as `referee recognize`
 
 
 def correct(reading: Reading, scene: hs.Scene) -> bool:
@@ -400,7 +400,7 @@ def figure_refusal(n_per: int, seed: int, command: str) -> None:
         top_conf = 0.0
         for code in picks:
             s = hs.scene(deck, code, rng, random_look(rng), hs.english_codes(deck))
-            r = recogniser.recognise(s.image)
+            r = recogniser.recognise(s.image, thorough=True)
             if r.card is None:
                 counts[0] += 1
             elif r.card.code == JOKER_CODE:

@@ -390,14 +390,21 @@ class Recogniser:
         return cls._likely(scores, norm) if scores and _best_card(scores) >= MIN_SCORE else 0.0
 
     def recognise(
-        self, image: np.ndarray, hint_mask: np.ndarray | None = None, seen: frozenset[str] = frozenset()
+        self,
+        image: np.ndarray,
+        hint_mask: np.ndarray | None = None,
+        seen: frozenset[str] = frozenset(),
+        thorough: bool = False,
     ) -> Reading:
         """The top card, at any size: the outline search takes cards MIN_WIDTH to MAX_WIDTH px wide
         (card_outline), so a frame is read as it is, then, when that finds no outline or one near
         the top of that window (perhaps a frame printed on a bigger card), at every pyramid level (half
         the size, a quarter ...) where a card could be: cards twice, four times ... as big are in
         the window there. A level's reading is of its own pixels (warped from the level, not
-        sampled from the frame at a tenth of its pixels); its outline is mapped back."""
+        sampled from the frame at a tenth of its pixels); its outline is mapped back.
+
+        `thorough` (a still photo, `referee recognize`; never the watch, which reads the next frame
+        anyway): a reading that is not sure goes on down too, unless its index was refused."""
         self._tops.clear()
         h, w = image.shape[:2]
         tried: list[Reading] = []
@@ -405,7 +412,8 @@ class Recogniser:
         # the next level would only read it again from fewer pixels. One with no index may be a
         # frame printed on a bigger card. (Going on down for every reading that was not sure, or
         # read no card, was tried: it took the watch's mean 640x480 frame from 0.5 to 2.2 ms, and
-        # a refused index was read as some card on a smaller level: refusals 170 to 160 of 240.)
+        # a refused index was read as some card on a smaller level: refusals 170 to 160 of 240.
+        # So only a still photo does, and never past a refused index.)
         for f, level in _pyramid(image):
             if f == 1:
                 reading = self._recognise_level(image, hint_mask, seen)
@@ -421,7 +429,9 @@ class Recogniser:
                 reading = Reading(got.card, got.confidence, quad, got.ranked, got.sure, got.agree)
             tried.append(reading)
             if reading.quad is not None and reading.ranked and not _near_window_top(reading.quad, f):
-                break
+                refused = reading.card is None and reading.ranked[0][0] == UNKNOWN
+                if not thorough or reading.sure or refused:
+                    break
         # The surest card of those read: sure first, then likelier.
         best = max(tried, key=lambda r: (r.card is not None, r.sure, r.confidence))
         if best.card is not None and self._tops:

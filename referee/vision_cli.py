@@ -50,7 +50,7 @@ def cmd_recognize(args: argparse.Namespace, out: TextIO) -> int:
             print(f"{name}: {e}", file=sys.stderr)
             failed += 1
             continue
-        reading = recogniser.recognise(image)
+        reading = recogniser.recognise(image, thorough=True)  # a still photo: no next frame
         line = {
             "frame": name,
             "card": reading.card.code if reading.card is not None else None,

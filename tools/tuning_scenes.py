@@ -251,7 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rng = np.random.default_rng([args.seed, decks().index(deck)])  # a deck's scenes, alone or not
         for i in range(args.n):
             s = scene(deck, CODES[int(rng.integers(52))], rng)
-            r = recogniser.recognise(s.image)
+            r = recogniser.recognise(s.image, thorough=True)
             right = r.card is not None and r.card.code == s.code
             outline = outline_error(r.quad, s) <= 0.08
             for key in ("all", f"deck {deck}", *s.conditions):
