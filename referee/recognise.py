@@ -27,6 +27,7 @@ from .card_outline import (
     change_outline,
     find_top_card,
     order_quad,
+    outline_candidates,
     side_lengths,
     warp_card,
 )
@@ -434,9 +435,26 @@ class Recogniser:
                     break
         # The surest card of those read: sure first, then likelier.
         best = max(tried, key=lambda r: (r.card is not None, r.sure, r.confidence))
+        if thorough and not best.sure:
+            best = self._among_outlines(image) or best
         if best.card is not None and self._tops:
             self._fits.append(max(self._tops) >= FACE_FAIR)  # its picture, on the outline that fits best
         return best
+
+    def _among_outlines(self, image: np.ndarray) -> Reading | None:
+        """A still photo whose picked outline read no card surely: every other card-like outline
+        at every level is read, and the card is the one they read surely, if just one card is
+        (two cards read surely: the photo is ambiguous, and the table is asked)."""
+        sure: list[Reading] = []
+        for f, level in _pyramid(image):
+            for quad in outline_candidates(level):
+                reading = self._reading(*self._read_outline(level, quad), quad)
+                if reading.sure:
+                    mapped = quad * f + (f - 1) / 2
+                    sure.append(Reading(reading.card, reading.confidence, mapped, reading.ranked, True, True))
+        if len({r.card for r in sure}) != 1:
+            return None
+        return sure[0]
 
     def profile_mismatch(self) -> str | None:
         """Why the profile seems to be of another deck, once enough cards were read to tell
@@ -488,6 +506,17 @@ class Recogniser:
             got, got_norm, got_agreed = self._surest(image, _nudged(quad), SURE)
             if got and (not scores or self._surer((got, got_norm), (scores, norm))):
                 scores, norm, agreed = got, got_norm, got_agreed
+        return self._reading(scores, norm, agreed, quad, seen)
+
+    def _reading(
+        self,
+        scores: dict[str, float],
+        norm: float,
+        agreed: str | None,
+        quad: np.ndarray,
+        seen: frozenset[str] = frozenset(),
+    ) -> Reading:
+        """The reading of an outline's scores: the card, refused, or none."""
         if not scores:
             return Reading(None, 0.05, quad)
         ranked = sorted(scores.items(), key=lambda kv: -kv[1])[:5]

@@ -549,3 +549,45 @@ def test_a_profile_is_learnt_from_photos_of_cards_bigger_than_the_search_window(
     calibrated = Recogniser(profile)
     for card in cards[:4]:  # read at the table's own size
         assert calibrated.recognise(single(card, rng, angle=40.0, width=180, **CAMERA)).card is card
+
+
+# A still photo (`referee recognize`): the other outlines, read ---------------------------------
+
+
+def test_a_still_photo_reads_the_card_an_outline_the_pick_missed_reads_surely(monkeypatch):
+    # The picked outline finds nothing (as on a pile whose top card's edge is faint): the watch
+    # reads the next frame; a still photo reads the frame's other card-like outlines instead.
+    rng = np.random.default_rng(3)
+    frame = single(parse_card("7H"), rng, angle=23, width=200, **CAMERA)
+    monkeypatch.setattr(recognise, "find_top_card", lambda *a, **k: None)
+    monkeypatch.setattr(recognise, "change_outline", lambda *a, **k: (None, False))
+    fresh = Recogniser()
+    assert fresh.recognise(frame).card is None
+    reading = fresh.recognise(frame, thorough=True)
+    assert reading.card == parse_card("7H") and reading.sure
+    assert recognise.aspect_of(reading.quad) == pytest.approx(render.ASPECT, rel=0.04)
+
+
+def test_the_outlines_of_a_still_photo_leave_out_a_card_lying_under_another():
+    rng = np.random.default_rng(5)
+    placed = [
+        render.Placement(parse_card("KS"), 250, 200, 10, 170),  # under
+        render.Placement(parse_card("4D"), 380, 260, -8, 170),  # on top, over its lower right
+    ]
+    frame = render.render_pile(placed, "green_cloth", rng, size=(640, 480), **CAMERA)
+    centres = [q.mean(axis=0) for q in recognise.outline_candidates(frame)]
+    assert any(np.abs(c - (380, 260)).max() < 6 for c in centres)  # the top card
+    # The card under it: whole where it shows, its outline runs under the top card's, not across.
+    assert not any(np.abs(c - (250, 200)).max() < 10 for c in centres)
+
+
+def test_two_cards_apart_each_read_surely_are_asked_not_guessed():
+    # Two whole cards side by side: which is the pile's? A still photo can't say: the table is asked.
+    rng = np.random.default_rng(6)
+    placed = [
+        render.Placement(parse_card("KS"), 170, 240, 5, 170),
+        render.Placement(parse_card("4D"), 470, 240, -5, 170),
+    ]
+    frame = render.render_pile(placed, "green_cloth", rng, size=(640, 480), **CAMERA)
+    assert len(recognise.outline_candidates(frame)) >= 2
+    assert Recogniser()._among_outlines(frame) is None
