@@ -5,11 +5,14 @@
 
 Each game is `referee demo --headless`'s table: bots play; each press becomes bouncing edges
 on a mock GPIO pin whose callback runs late (the demo's 0 to 50 ms); the live table loop
-judges; the lights play on mock pins. Two lay sources, side by side on the same games:
+judges; the lights play on mock pins. Three lay sources, side by side on the same games:
 
 - camera on: the simulator's table camera renders the game at 30 fps, the pile watcher and
   the recogniser read the frames (a frame's reading is delivered 15 ms after the frame), and
   the watcher reports its progress with each frame;
+- `demo --no-camera`: the demo's lay queue, each card reported 30 to 150 ms after it lands
+  (as the camera would, without rendering it), reporting its progress (nothing before the
+  earliest card still on its way);
 - no camera source: each card reaches the loop the instant it lands, and the lays hold
   nothing back (the loop waits only for the buttons).
 
@@ -74,12 +77,18 @@ class LedLog:
         self.signals.apply(target, value)
         self.log.append((self.clock.now_us(), target, value))
 
+    def off(self) -> None:
+        self.signals.off()
+
     def close(self) -> None:
         self.signals.close()
 
 
+SOURCES = {"camera": "camera on (30 fps)", "queue": "demo --no-camera", "instant": "no camera source"}
+
+
 def one_game(
-    players: int, seed: int, cap: int, camera: bool, lag: tuple[int, int], edge_progress: bool = False
+    players: int, seed: int, cap: int, source: str, lag: tuple[int, int], edge_progress: bool = False
 ) -> tuple[list, list, int]:
     """(press to LED, callback to LED) in us for each snap win of one game, and how many wins
     are left out because a question held judging (a card the camera asked, waiting for the host)."""
@@ -92,9 +101,14 @@ def one_game(
         wins.extend(r for r in batch if type(r) is StackWon and r.by == "snap")
 
     table = VirtualTable(players=players, seed=seed, cap=cap)
+    stage: Any = None  # "queue": the demo's own, drawing on the demo table's seeded luck as the demo does
+    if source == "camera":
+        stage = CameraStage(players, seed)
+    elif source == "instant":
+        stage = InstantLays(random.Random(seed))
     demo = DemoTable(
         table,
-        stage=CameraStage(players, seed) if camera else InstantLays(random.Random(seed)),
+        stage=stage,
         rulings=rulings,
         clock=clock,
         mirror=lambda signals: LedLog(signals, clock, log),
@@ -143,6 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=3)
     parser.add_argument("--seeds", type=int, default=6, help="games per configuration (seeds 1..N)")
     parser.add_argument("--cap", type=int, default=80, help="lays per game")
+    parser.add_argument("--sources", default=",".join(SOURCES), help=f"some of {', '.join(SOURCES)}")
     args = parser.parse_args(argv)
     print("Press to the winner's light, through the demo's whole path")
     print(f"  command : {' '.join([Path(sys.executable).name, *sys.argv])}")
@@ -158,17 +173,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         else:
             print(f"Buttons bound by their declared latency ({declared:.0f} ms), as in `referee run`:")
-        for camera in (True, False):
+        for source in args.sources.split(","):
             start = time.perf_counter()
             press: list[int] = []
             callback: list[int] = []
             held = 0
             for seed in range(1, args.seeds + 1):
-                p, c, h = one_game(args.players, seed, args.cap, camera, lag, edge_progress)
+                p, c, h = one_game(args.players, seed, args.cap, source, lag, edge_progress)
                 press += p
                 callback += c
                 held += h
-            name = "camera on (30 fps)" if camera else "no camera source  "
+            name = f"{SOURCES[source]:<18}"
             took = time.perf_counter() - start
             print(f"  {name}  press -> LED     {figures(press)}   ({len(press)} snap wins, {took:.0f} s)")
             print(f"  {'':18}  callback -> LED  {figures(callback)}   ({held} more waited for a question)")

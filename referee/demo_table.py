@@ -89,7 +89,11 @@ class LayStage(Protocol):
 @dataclass
 class LayQueue:
     """The camera stage without the camera: each lay reported a seeded 30-150 ms after it
-    came to rest, as the bots' script has it. For a table without the camera extra."""
+    came to rest, as the bots' script has it. For a table without the camera extra.
+
+    It reports its progress (`progress`), as the pile watcher does, so that the presses wait
+    for the cards still on their way and for nothing else: without it the loop would hold
+    every press back by the camera's declared 700 ms, a camera this table has not got."""
 
     rng: random.Random
     _queue: list[tuple[int, int, Event]] = field(default_factory=list)
@@ -119,6 +123,13 @@ class LayQueue:
 
     def truth(self, t: int) -> Card | None:
         return self._truth.get(t)  # every card is reported as laid: nothing is asked or misread
+
+    def progress(self, now: int) -> int:
+        """Nothing stamped at or before this is still to come, at `now`: the stage hears of
+        every card before it lands (`DemoTable` tells it ahead), so only those still queued
+        can come stamped at or before `now`."""
+        first = min((event.t for _, _, event in self._queue), default=None)
+        return now if first is None else min(now, first - 1)
 
     def missed(self, now: int) -> list[tuple[int, Card]]:
         return []
@@ -282,6 +293,10 @@ class DemoTable:
         self._lifts: list[tuple[int, int, Card]] = []  # cards taken back, to lift: (when, seat, card)
         self._ahead: deque[Play] = deque()  # the bots' plays the stage has heard of, not yet made
         self._pressing: int | None = None  # a press being made: its edges are scheduled next
+        # A stage that can say how far it has got at any moment (the lay queue) is asked at
+        # each turn of the loop; the camera stage says it with each frame it reads (`Progress`).
+        self._stage_progress: Callable[[int], int] | None = getattr(self.stage, "progress", None)
+        self._reports: list[tuple[int, Event | Progress]] = []  # taken from the stage, not yet delivered
 
     @property
     def questions(self) -> int:
@@ -348,7 +363,7 @@ class DemoTable:
     ) -> None:
         """Everything the hardware delivers up to `until`, in delivery order, judged as it comes.
         Between deliveries the loop is woken when it has something due, as `TableLoop.run` is."""
-        reports = [
+        self._reports = reports = [
             r for r in self.stage.reports(until) if skip is None or type(r[1]) is Progress or not skip(r[1])
         ]
         reports.reverse()
@@ -360,6 +375,11 @@ class DemoTable:
             wake = self.loop.next_wake(now)
             if self.edge_progress and self.loop.waiting():
                 wake = min(wake or now + EDGE_TICK_US, now + EDGE_TICK_US)
+            elif wake is None and self._stage_progress is not None:
+                # A timer still to fall due waits for the stage's word, which comes only when
+                # it is asked: ask it then (after that the buttons' bound decides, exactly).
+                due = self.loop.state.rules.deadline(self.loop.state)
+                wake = due + 1 if due is not None and due + 1 > now and self.loop.waiting() else None
             dues = [d for d in (edge_due, report_due, answer_due) if d is not None]
             if wake is not None and now < wake <= until and all(wake < d for d in dues):
                 self._advance(wake, pace)  # nothing arrives: a press or a timer falls due
@@ -391,6 +411,11 @@ class DemoTable:
         self._pump()
 
     def _pump(self) -> None:
+        if self._stage_progress is not None:
+            # Its word, but for the lays taken from it that are still on their way here.
+            coming = [event.t for _, event in self._reports if type(event) is not Progress]
+            done = min([self._stage_progress(self.clock.now_us()), *(t - 1 for t in coming)])
+            self.loop.progress("camera", done)
         if self.edge_progress:
             now = self.clock.now_us()
             # Every edge that has happened is delivered, but for those still on their way. (A

@@ -115,7 +115,7 @@ class HostCommands:
             self.loop.judging = judging
             view = _view_of(game.spec, [e.line for e in events[: len(events) - len(seqs)]])
             view.ask(judging.open, self.crops)
-            self.hub.reset(view)
+            self.hub.reset(view, keep_marks=True)  # what a restart announced again, still said so
             if judging.open != asked:
                 self._questions_changed()
             return f"undone: the last ruling ({len(seqs)} event{'s' if len(seqs) != 1 else ''} taken back)"

@@ -289,19 +289,17 @@ class Journal:
         # file is all there is, and `immutable` reads it without creating or locking anything.
         uri = path.resolve().as_uri() + ("?mode=ro" if wal else "?mode=ro&immutable=1")
         try:
-            db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
-            journal = cls(path, db, None, last)
-            version = db.execute("PRAGMA user_version").fetchone()[0]
+            db, version = _connect_readonly(uri)
         except sqlite3.Error as e:
-            with contextlib.suppress(UnboundLocalError):
-                db.close()
-            if wal and any(w in str(e) for w in ("unable to open", "disk I/O", "readonly")):
-                raise JournalError(
-                    f"{path}: cannot read the journal: its -wal holds events not yet in the main file, "
-                    "and they cannot be read here (a read-only folder?): copy the folder somewhere "
-                    "writable and read that"
-                ) from None
-            raise _error(path, e, "cannot read the journal") from None
+            if not (wal and _cannot_open(e)):
+                raise _error(path, e, "cannot read the journal") from None
+            # Read-only media after a power cut: the -wal is there, but SQLite can neither
+            # open its -shm nor make one. Its index of the -wal is then built in this
+            # process's memory instead (no -shm at all: "exclusive" locking, which the
+            # `unix-none` VFS grants without taking a lock the read-only file cannot take).
+            # That is safe only with no writer at work, and a writer needs a -shm it can write.
+            db, version = _read_wal_without_shm(path, uri)
+        journal = cls(path, db, None, last)
         try:
             journal.damage = journal._verify(version)
         except sqlite3.Error as e:
@@ -604,6 +602,60 @@ def _holder(lock: io.FileIO) -> str:
     except (OSError, UnicodeDecodeError):
         return "unknown"
     return text if text.isdigit() else "unknown"
+
+
+def _connect_readonly(uri: str, exclusive: bool = False) -> tuple[sqlite3.Connection, int]:
+    """A read-only connection and the journal's version (the first read, when SQLite opens
+    the -wal and its index)."""
+    db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    try:
+        if exclusive:
+            db.execute("PRAGMA locking_mode=EXCLUSIVE")
+        return db, db.execute("PRAGMA user_version").fetchone()[0]
+    except BaseException:
+        db.close()
+        raise
+
+
+def _cannot_open(error: sqlite3.Error) -> bool:
+    code = getattr(error, "sqlite_errorcode", 0) & 0xFF
+    return code in (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_IOERR) or any(
+        w in str(error) for w in ("unable to open", "disk I/O", "readonly")
+    )
+
+
+def _read_wal_without_shm(path: Path, uri: str) -> tuple[sqlite3.Connection, int]:
+    """The journal and its -wal read with SQLite's index of the -wal in memory, not in a -shm;
+    or one line saying why not, and what to do."""
+    holder = _writer_at_work(path)
+    if holder is not None:
+        raise JournalError(
+            f"{path}: cannot read the journal: referee PID {holder} writes it, and its shared "
+            "index (-shm) cannot be opened here: read it as the user the service runs as"
+        )
+    try:
+        return _connect_readonly(uri.replace("?mode=ro", "?mode=ro&vfs=unix-none", 1), exclusive=True)
+    except sqlite3.Error as e:
+        raise JournalError(
+            f"{path}: cannot read the journal: its -wal holds events not yet in the main file, and "
+            f"they cannot be read here ({_why(e)}): copy the folder somewhere writable and read that"
+        ) from None
+
+
+def _writer_at_work(path: Path) -> str | None:
+    """The PID in the writer's lock file while a writer holds it; None when none does (or
+    there is no lock file to ask). Opened read-only, created never, held not at all."""
+    try:
+        lock = io.FileIO(os.open(path.with_name(FILE_NAME + LOCK_SUFFIX), os.O_RDONLY | os.O_CLOEXEC))
+    except OSError:
+        return None
+    with lock:
+        try:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError as e:
+            return _holder(lock) if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN) else None
+        fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+    return None
 
 
 def _read_last(path: Path) -> Last | None:

@@ -198,10 +198,13 @@ class KioskHub(LiveHub):
         times whose picture `/api/question/{t}.jpg` serves."""
         self._change_view(lambda view: view.ask(questions, crops))
 
-    def reset(self, view: TableView) -> None:
-        """Show another view from now on: a new game, or the game re-judged after an undo."""
+    def reset(self, view: TableView, keep_marks: bool = False) -> None:
+        """Show another view from now on: a new game, or the game re-judged after an undo
+        (`keep_marks`: the rulings marked announced again keep the mark where they stand)."""
 
         def swap() -> None:
+            if keep_marks:
+                view.keep_marks(self._table_view.marked())
             self._table_view = view
 
         self._change(swap)

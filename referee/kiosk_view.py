@@ -165,6 +165,18 @@ class TableView:
         self._told = [(r, a or mark) for (r, a), mark in zip(self._told, marks, strict=True)]
         self._rebuild()
 
+    def marked(self) -> list[Ruling]:
+        """The standing rulings marked announced again, oldest first."""
+        return [r for r, again in self._told if again]
+
+    def keep_marks(self, marked: Sequence[Ruling]) -> None:
+        """This view rebuilt after an undo: `marked`, the rulings the view shown before marked
+        announced again, keep their mark where they still stand (an undo takes back the last
+        rulings; the ones before it stand as they were)."""
+        marks = kept_marks([r for r, _ in self._told], marked)
+        self._told = [(r, a or mark) for (r, a), mark in zip(self._told, marks, strict=True)]
+        self._rebuild()
+
     def _correct(self, corrected: Corrected) -> None:
         """The last `void` rulings (not counting earlier corrections, which stay in the log as
         what happened) are void: the view is rebuilt without them; the new rulings follow."""
@@ -400,6 +412,23 @@ def marked_again(told: Sequence[Ruling], again: Sequence[Ruling]) -> list[bool]:
             break
         marks[i] = True
         j -= 1
+    return marks
+
+
+def kept_marks(told: Sequence[Ruling], marked: Sequence[Ruling]) -> list[bool]:
+    """Which of the standing rulings `told` are the ones `marked` names, in order, from the
+    start: each marked ruling is the next standing one equal to it (type and values), and
+    one that stands no more (undone) marks nothing. Unlike `marked_again`, the marked need
+    not be the last told: rulings told after them may have been undone or still stand."""
+    marks = [False] * len(told)
+    i = 0
+    for ruling in marked:
+        j = i
+        while j < len(told) and not (type(told[j]) is type(ruling) and told[j] == ruling):
+            j += 1
+        if j < len(told):
+            marks[j] = True
+            i = j + 1
     return marks
 
 

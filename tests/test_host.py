@@ -81,6 +81,28 @@ def test_undo_takes_back_the_last_ruling_in_the_table_the_journal_and_the_kiosk(
     journal.close()
 
 
+def test_an_undo_keeps_the_announced_again_tags_of_the_rulings_still_standing(tmp_path: Path) -> None:
+    journal, loop, hub, commands = _table(tmp_path)
+    for event in (Lay(1_000_000, parse_card("7H")), Lay(1_500_000, parse_card("7S")), Snap(1_700_000, 2)):
+        loop.put_lay(event)
+    loop.pump(3_000_000)
+    # As a restart leaves the page: the pair's win (and the lay before it) announced again.
+    view = hub._table_view
+    view.again([e.ruling for e in view.log][1:])
+    loop.put_lay(Lay(3_500_000, parse_card("QD")))  # told for the first time
+    loop.pump(4_000_000)
+    tags = [(e["event"], e["again"]) for e in json.loads(hub.snapshot()[1])["log"]]
+    assert tags == [("laid", False), ("laid", True), ("stack_won", True), ("laid", False)]
+    assert _command(loop, commands.undo_last).startswith("undone")  # the QD lay taken back
+    shown = json.loads(hub.snapshot()[1])
+    assert [(e["event"], e["again"]) for e in shown["log"]] == tags[:3]
+    assert shown["last"]["event"] == "stack_won" and shown["last"]["again"] is True  # the banner
+    assert _command(loop, commands.undo_last).startswith("undone")  # now the win itself
+    shown = json.loads(hub.snapshot()[1])
+    assert [(e["event"], e["again"]) for e in shown["log"]] == tags[:2] and shown["last"] is None
+    journal.close()
+
+
 def test_a_new_game_closes_the_old_one_and_takes_the_rules_and_names_set_for_it(tmp_path: Path) -> None:
     journal, loop, _, commands = _table(tmp_path)
     loop.put_lay(Lay(1_000_000, parse_card("7H")))

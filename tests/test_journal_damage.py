@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import random
 import re
 import resource
@@ -249,3 +250,96 @@ def test_an_older_journal_is_given_its_checksums_once_and_then_checked(tmp_path:
         assert [e.line for e in journal.events(1)] == lines[:10]
     with Journal.open(tmp_path, readonly=True) as journal:
         assert journal._checked and journal.games()[0].events == 10
+
+
+# Read-only media after a power cut: the -wal is read, or one line says what to do -----------
+
+
+def _read_only_mount_works() -> bool:
+    """Whether `unshare` can give this test a read-only bind mount (a user and mount namespace:
+    no root needed, and root is refused too: EROFS binds everyone, unlike chmod)."""
+    if shutil.which("unshare") is None:
+        return False
+    probe = "mount --bind /tmp /tmp && mount -o remount,bind,ro /tmp && ! touch /tmp/.referee-probe"
+    done = subprocess.run(["unshare", "-Urm", "sh", "-c", probe], capture_output=True, check=False)
+    return done.returncode == 0
+
+
+def _read(folder: Path, read_only_mount: bool = False) -> list[subprocess.CompletedProcess[str]]:
+    runs = []
+    for argv in (["games"], ["export", "2"]):
+        command = [sys.executable, "-m", "referee", *argv, "--data-dir", str(folder)]
+        if read_only_mount:
+            mount = f'mount --bind {folder} {folder} && mount -o remount,bind,ro {folder} && exec "$@"'
+            command = ["unshare", "-Urm", "sh", "-c", mount, "sh", *command]
+        runs.append(subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=False))
+    return runs
+
+
+def _files(folder: Path) -> dict[str, tuple[bytes, int] | str]:
+    return {
+        p.name: os.readlink(p) if p.is_symlink() else (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in folder.iterdir()
+    }
+
+
+def _as_read_where_writable(crashed: Path, tmp_path: Path) -> list[tuple[int, str, str]]:
+    copy = tmp_path / "writable copy"
+    shutil.copytree(crashed, copy)
+    return [(r.returncode, r.stdout, r.stderr) for r in _read(copy)]
+
+
+@pytest.mark.skipif(not _read_only_mount_works(), reason="no user namespaces here for a read-only mount")
+@pytest.mark.parametrize("shm", [True, False], ids=["its -shm there", "no -shm"])
+def test_a_crashed_journal_on_read_only_media_is_read_with_what_its_wal_holds(
+    tmp_path: Path, shm: bool
+) -> None:
+    folder = tmp_path / "media"
+    folder.mkdir()
+    journal_after_crash(folder, events=60)
+    if not shm:  # copied without it, or never made: SQLite cannot make one on read-only media
+        (folder / "journal.sqlite3-shm").unlink()
+    expected = _as_read_where_writable(folder, tmp_path)
+    assert expected[0][0] == 0 and "60 events" in expected[0][1]  # the -wal's game, whole
+    before = _files(folder)
+    assert [(r.returncode, r.stdout, r.stderr) for r in _read(folder, read_only_mount=True)] == expected
+    assert _files(folder) == before
+
+
+def test_a_wal_whose_shm_cannot_be_opened_or_made_is_still_read_and_nothing_is_written(
+    tmp_path: Path,
+) -> None:
+    # What read-only media does to SQLite, for any user, root included: the -shm can be neither
+    # opened nor created (SQLite opens it with O_NOFOLLOW, so a dangling link is ELOOP either way).
+    folder = tmp_path / "journal"
+    folder.mkdir()
+    journal_after_crash(folder, events=60)
+    expected = _as_read_where_writable(folder, tmp_path)
+    (folder / "journal.sqlite3-shm").unlink()
+    (folder / "journal.sqlite3-shm").symlink_to(tmp_path / "nowhere" / "shm")
+    before = _files(folder)
+    assert [(r.returncode, r.stdout, r.stderr) for r in _read(folder)] == expected
+    assert _files(folder) == before and not (tmp_path / "nowhere").exists()
+
+
+def test_a_wal_that_cannot_be_read_at_all_is_one_line_saying_what_to_do(tmp_path: Path) -> None:
+    journal_after_crash(tmp_path, events=60)
+    wal = tmp_path / "journal.sqlite3-wal"
+    wal.unlink()
+    wal.mkdir()  # there, with a size, and no file SQLite can open
+    (wal / "frames").write_bytes(b"x")
+    status, out, err = cli("games", "--data-dir", str(tmp_path))
+    assert status == 2 and out == "" and len(err.splitlines()) == 1
+    assert "its -wal holds events not yet in the main file" in err and "copy the folder" in err
+
+
+def test_a_writer_at_work_is_named_not_read_around_its_index(tmp_path: Path) -> None:
+    from referee.journal import JournalError, _read_wal_without_shm
+
+    journal_after_crash(tmp_path, events=10)
+    path = tmp_path / "journal.sqlite3"
+    with (
+        Journal.open(tmp_path),  # holds the writer's lock, as `referee run` does
+        pytest.raises(JournalError, match=rf"referee PID {os.getpid()} writes it"),
+    ):
+        _read_wal_without_shm(path, path.as_uri())

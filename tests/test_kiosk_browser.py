@@ -188,7 +188,21 @@ def test_the_rulings_announced_again_after_a_restart_are_tagged_in_the_log(brows
         # Newest first: the four announced again, then the three lays told before the crash.
         assert [items.nth(i).locator(".tag.again").count() for i in range(items.count())] == [1] * 4 + [0] * 3
         assert items.first.inner_text() == "0:02.9Bob lays 4♠ call 4 announced again"
+        # The banner's ruling (the race's win) is one of them: the big line says so too.
+        assert page.locator("#last .tag.again").inner_text() == "announced again"
+        assert page.inner_text("#last").startswith("Bob SNAP! takes 3 cards")
         page.screenshot(path=ARTIFACTS / "kiosk-announced-again.png")
+    finally:
+        server.stop()
+
+
+def test_the_banner_is_not_tagged_for_a_ruling_told_for_the_first_time(browser):
+    hub, _ = race_hub(events=7)  # the whole race: the win is the banner's
+    server = serve(hub)
+    try:
+        page = open_page(browser, server, hub, SIZES[0])
+        assert page.inner_text("#last").startswith("Bob SNAP! takes 3 cards")
+        assert page.locator("#last .tag").count() == 0
     finally:
         server.stop()
 

@@ -11,8 +11,8 @@ from referee.bots import VirtualTable
 from referee.cards import parse_card
 from referee.demo import Summary, describe
 from referee.engine import finish, step
-from referee.host import view_of
-from referee.kiosk_view import BIN_EDGES_MS, LOG_LINES, TableView, clock, marked_again
+from referee.host import _view_of, view_of
+from referee.kiosk_view import BIN_EDGES_MS, LOG_LINES, TableView, clock, kept_marks, marked_again
 from referee.questions import Judging, take
 from referee.ruling_text import runner_up, say
 from referee.rulings import Laid, Ruling
@@ -323,6 +323,41 @@ def test_a_ruling_announced_again_and_void_since_marks_nothing_and_the_marks_out
         for ruling in rulings:
             view.add(ruling)
     assert [again for _, again in _marks(view)] == [True] + [False] * 5
+
+
+def test_the_marks_outlive_an_undo_where_their_rulings_still_stand_and_the_banner_says_so():
+    lines = [json.loads(line) for line in example("race-and-late-press")]
+    after = [lay(5000, "2H"), lay(6000, "3C")]  # told for the first time after the restart
+    judging, told, coming = _judged(lines + after, upto=len(lines) - 1)
+    view = view_of(judging)
+    again = told[3:]
+    view.again(again)
+    for item in coming:
+        judging, rulings = take(judging, item)
+        for ruling in rulings:
+            view.add(ruling)
+        view.update(judging.state)
+    assert view.marked() == again
+    # The host undoes the last ruling (the 3C): the view is rebuilt from the journal's events
+    # without it, as `HostCommands.undo_last` does, and keeps the marks of what still stands.
+    undone = _view_of(lines[0], lines[1:] + after[:1])
+    assert not undone.marked()  # what the rebuild alone knows: nothing was announced again
+    undone.keep_marks(view.marked())
+    assert [again for _, again in _marks(undone)] == [False] * 3 + [True] * len(again) + [False]
+    last = undone.view()["last"]
+    assert last["event"] == "stack_won" and last["again"] is True  # the banner's ruling: marked
+    # Undone as far as the race: the win and the late presses are gone, and so are their marks.
+    undone = _view_of(lines[0], lines[1:4])
+    undone.keep_marks(view.marked())
+    assert [again for _, again in _marks(undone)] == [False] * 3 and undone.view()["last"] is None
+
+
+def test_kept_marks_follow_the_rulings_not_their_places():
+    a, b, c, d = (Laid(t * 1_000_000, 0, parse_card("9H"), t, None, t) for t in range(1, 5))
+    assert kept_marks([a, b, c, d], [b, c]) == [False, True, True, False]
+    assert kept_marks([a, b, d], [b, c]) == [False, True, False]  # c stands no more
+    assert kept_marks([a, b], [c, d]) == [False, False]  # both undone
+    assert kept_marks([a, b, c], [tuple(b)]) == [False] * 3  # type: ignore[list-item]
 
 
 def test_a_ruling_is_matched_by_its_kind_as_well_as_its_values():

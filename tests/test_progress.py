@@ -276,7 +276,9 @@ def test_a_still_pile_is_read_to_the_last_frame_and_a_card_being_read_holds_prog
 # The demo's whole path -----------------------------------------------------------------------
 
 
-def snap_wins_and_lights(edge_progress: bool):
+def snap_wins_and_lights(edge_progress: bool, camera: bool = True, seed: int = 2):
+    """The demo's table with the camera (or, `camera` False, `demo --no-camera`'s lay queue):
+    the rulings heard, without their times, and each snap win's press-to-LED wait."""
     from referee.demo_table import CameraStage, DemoTable
 
     clock = VirtualClock(0)
@@ -305,8 +307,8 @@ def snap_wins_and_lights(edge_progress: bool):
         wins.extend(r for r in batch if type(r) is StackWon and r.by == "snap")
 
     DemoTable(
-        VirtualTable(players=3, seed=2, cap=60),
-        stage=CameraStage(3, 2),
+        VirtualTable(players=3, seed=seed, cap=60),
+        stage=CameraStage(3, seed) if camera else None,  # None: the demo's own lay queue
         rulings=rulings,
         clock=clock,
         mirror=Logged,
@@ -348,3 +350,19 @@ def test_with_buttons_reporting_their_progress_the_light_comes_within_a_frame_an
     ]
     assert heard == truth
     assert len(waits) >= 5 and all(w <= 51_000 for w in waits), waits
+
+
+@pytest.mark.parametrize("seed", [2, 5])
+def test_without_the_camera_the_winners_light_waits_for_the_buttons_not_a_camera_it_has_not_got(seed):
+    """`referee demo --no-camera`: the lays come 30 to 150 ms after they land, from a queue
+    that says how far it has got, so a press waits for the buttons' declared 60 ms (or a card
+    still on its way) and never for the camera's 700 ms."""
+    heard, waits = snap_wins_and_lights(edge_progress=False, camera=False, seed=seed)
+    truth = [
+        {k: v for k, v in r.to_json().items() if k != "t"}
+        for play in VirtualTable(players=3, seed=seed, cap=60).play()
+        for r in play.rulings
+    ]
+    assert heard == truth  # rulings unchanged
+    assert len(waits) >= 5 and all(60_000 <= w <= 150_000 for w in waits), waits
+    assert sorted(waits)[len(waits) // 2] <= 61_000, waits  # most: the buttons' bound alone

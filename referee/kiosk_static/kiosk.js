@@ -93,7 +93,8 @@ function drawLast(v) {
   const award = last.event === "stack_won" && last.ruling.by !== "snap";
   const [said, margin] = last.text.split(" — ");
   const html = esc(said) + (margin ? ` <span class="margin">— ${esc(margin)}</span>` : "");
-  put(box, html);
+  // Said again after a restart, as in the log: it may not have gone out before the crash.
+  put(box, html + (last.again ? ` <span class="tag again">announced again</span>` : ""));
   const cls = award ? "award" : last.event;
   if (last.seq !== lastSeq) {
     box.className = cls;
