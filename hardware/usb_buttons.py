@@ -173,9 +173,15 @@ def key_name(code: int) -> str:
     except ImportError:  # pragma: no cover - evdev is a dependency on Linux
         return str(code)
     name = ecodes.KEY.get(code) or ecodes.BTN.get(code)
-    if isinstance(name, list | tuple):  # one code, several names (BTN_A is BTN_GAMEPAD)
-        name = name[0]
+    if isinstance(name, list | tuple):  # one code, several names: not the range's (BTN_JOYSTICK)
+        name = next((n for n in name if n not in _RANGE_NAMES), name[0])
     return name if isinstance(name, str) else str(code)
+
+
+# Names that mark where a range of codes begins: the code's other name says what it is.
+_RANGE_NAMES = frozenset(
+    {"BTN_MISC", "BTN_MOUSE", "BTN_JOYSTICK", "BTN_GAMEPAD", "BTN_DIGI", "BTN_WHEEL", "BTN_TRIGGER_HAPPY"}
+)
 
 
 # Which device is which: pure ----------------------------------------------------------------
@@ -439,6 +445,9 @@ class UsbButtons:
     # The thread -----------------------------------------------------------------------------
 
     def start(self) -> None:
+        """One sweep here (the first progress, and a device gone since it was opened is said
+        before anything else runs), then the thread."""
+        self.sweep()
         self._thread = threading.Thread(target=self.run, name="usb-buttons", daemon=True)
         self._thread.start()
 
