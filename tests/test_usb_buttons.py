@@ -568,3 +568,14 @@ def test_the_buttons_step_finds_which_usb_key_is_whose_and_writes_it_in_the_wiri
     again = result.to_wiring()
     assert (again.seats[0].key, again.seats[0].usb) == (BTN_TOP, "encoder")
     assert parse_wiring(again.to_dict(), "profile") == again
+
+
+def test_the_kiosk_names_a_seat_whose_usb_device_is_unplugged_until_it_is_back():
+    from hardware.buttons import ButtonTrouble
+    from referee.kiosk_view import TableView
+
+    view = TableView(rules_for("celtic").new_game(["Ann", "Bob", "Cy"]))
+    view.trouble(ButtonTrouble(0, T, "unplugged"))
+    assert view.view()["alerts"]["messages"] == ["Ann's button is unplugged (USB)"]
+    view.trouble(ButtonTrouble(0, T + 1, "recovered"))
+    assert view.view()["alerts"]["messages"] == []
