@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from hardware.buttons import Debouncer
 
@@ -36,7 +37,7 @@ NOISY_BOUNCE_US = LOCKOUT_US // 2
 class BounceStats:
     """One button's bounce over every transition (presses and releases) seen."""
 
-    pin: int
+    pin: Any  # a BCM pin, or a USB key (steps_buttons.UsbKey: a USB encoder debounces on its own)
     transitions: int
     extra_edges_max: int
     extra_edges_mean: float
@@ -50,8 +51,9 @@ class BounceStats:
 
     def describe(self) -> str:
         """One line, e.g. `BCM 4: 6 transitions, bounce up to 1.2 ms (3 extra edges at most): clean`."""
+        where = f"BCM {self.pin}" if isinstance(self.pin, int) else str(self.pin)
         text = (
-            f"BCM {self.pin}: {self.transitions} transitions, "
+            f"{where}: {self.transitions} transitions, "
             f"bounce up to {self.bounce_us_max / 1000:.1f} ms "
             f"({self.extra_edges_max} extra edges at most)"
         )
@@ -62,7 +64,7 @@ class BounceStats:
         return text + ": clean"
 
 
-def bounce_stats(pin: int, edge_times: Iterable[int]) -> BounceStats:
+def bounce_stats(pin: Any, edge_times: Iterable[int]) -> BounceStats:
     """The bounce of `pin` from the stamps of its edges (in the order lgpio gave them)."""
     extras: list[int] = []
     bounces: list[int] = []

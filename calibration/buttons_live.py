@@ -62,6 +62,51 @@ def held_down(buttons: SnapButtons, pins: Sequence[int]) -> list[int]:
     return [pin for pin, button in zip(pins, buttons.buttons, strict=True) if button.is_active]
 
 
+def usb_keys(wiring: Wiring, system: Any = None) -> dict[str, frozenset[int]]:
+    """Each of the wiring's USB devices' keys (what the step watches there): label -> codes.
+    A device not plugged in: one line naming it."""
+    from hardware.usb_buttons import UsbError, default_system, find_device, scan
+
+    found = scan(system or default_system())
+    out = {}
+    for want in wiring.usb_devices():
+        try:
+            info = find_device(want, found)
+        except UsbError as e:
+            raise PinsUnavailable(f"buttons: {e}") from None
+        if info is None:
+            raise PinsUnavailable(
+                f'buttons: usb.{want.label}: no input device "{want.match}" is plugged in '
+                "(`referee hw-test` lists those there are)"
+            )
+        out[want.label] = info.keys
+    return out
+
+
+def _open_usb(
+    wiring: Wiring, candidates: Sequence[Any], sink: Callable[[Edge], Any], clock: Clock, system: Any
+) -> Any:
+    """The USB candidates' devices, each key's edges numbered as its candidate (as SnapButtons
+    numbers pins). Not grabbed: the answers may be typed on one of them."""
+    from hardware.usb_buttons import UsbButtons, UsbError, default_system
+
+    from .steps_buttons import UsbKey
+
+    seats: dict[str, dict[int, int]] = {}
+    for i, c in enumerate(candidates):
+        if isinstance(c, UsbKey):
+            seats.setdefault(c.usb, {})[c.code] = i
+    devices = [d for d in wiring.usb_devices() if d.label in seats]
+    if not devices:
+        return None
+    try:
+        usb = UsbButtons(devices, seats, sink, clock=clock, system=system or default_system(), grab=False)
+    except UsbError as e:
+        raise PinsUnavailable(f"buttons: {e}") from None
+    usb.start()
+    return usb
+
+
 def drive_buttons(
     step: ButtonsStep,
     signals: TableSignals,
@@ -111,19 +156,24 @@ def run_buttons_at_table(
     make_wait: Callable[[queue.Queue[Item]], Wait],
     warn: Callable[[str], None],
     pin_factory: Any = None,
+    usb_system: Any = None,
 ) -> ButtonsResult:
     """The buttons step on this machine's pins: claims the candidates and the signals, runs,
     and releases them all, also after Ctrl-C. `make_wait` waits on the inbox the pins fill
     (`queue_wait` at the table)."""
     inbox: queue.Queue[Item] = queue.Queue()
+    # A USB key is numbered as its candidate too: None leaves its place among the pins.
+    pins = [c if isinstance(c, int) else None for c in step.candidates]
     try:
-        buttons = SnapButtons(step.candidates, inbox.put, pin_factory=pin_factory)
+        buttons = SnapButtons(pins, inbox.put, pin_factory=pin_factory)
     except Exception as e:  # gpiozero's errors differ by pin library: all mean no pins here
         raise PinsUnavailable(
             f"buttons: cannot watch the GPIO pins ({type(e).__name__}: {e}); on a Pi, is python3-lgpio "
             "installed and are you in the gpio group? Elsewhere: --sim"
         ) from None
+    usb = None
     try:
+        usb = _open_usb(wiring, step.candidates, inbox.put, clock, usb_system)
         try:
             signals = TableSignals.from_wiring(wiring, pin_factory)
         except Exception as e:
@@ -131,12 +181,14 @@ def run_buttons_at_table(
                 f"buttons: cannot drive the LEDs and buzzer ({type(e).__name__}: {e})"
             ) from None
         try:
-            for pin in held_down(buttons, step.candidates):
+            for pin in held_down(buttons, [p for p in pins if p is not None]):
                 warn(f"BCM {pin} is low already: a button held down, or a wire touching GND")
             return drive_buttons(step, signals, clock, make_wait(inbox), show)
         finally:
             signals.close()
     finally:
+        if usb is not None:
+            usb.close()
         buttons.close()
 
 
@@ -145,12 +197,15 @@ def buttons_drift(saved: Wiring, found: ButtonsResult) -> list[str]:
     button silent, a light or the buzzer not confirmed, a switch grown noisy)."""
     problems = []
     names = saved.names
-    for seat, (was, now) in enumerate(zip(saved.buttons, found.buttons, strict=True)):
+    from .steps_buttons import button_name, seat_buttons
+
+    for seat, (was, now) in enumerate(zip(seat_buttons(saved), found.buttons, strict=True)):
         if not found.pressed[seat]:
             problems.append(f"buttons: no press from {names[seat]} (referee calibrate buttons)")
         elif now != was:
             problems.append(
-                f"buttons: {names[seat]}'s button is on BCM {now}, was BCM {was} (referee calibrate buttons)"
+                f"buttons: {names[seat]}'s button is on {button_name(now)}, was "  # type: ignore[arg-type]
+                f"{button_name(was) if was is not None else 'none'} (referee calibrate buttons)"
             )
     for seat, lit in enumerate(found.leds):
         if not lit:

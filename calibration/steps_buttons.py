@@ -36,11 +36,12 @@ Bounce is measured as the Debouncer will live with it (calibration/bounce.py).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from hardware.buttons import ButtonTrouble, Debouncer, Edge, Press
+from hardware.usb_buttons import key_name
 from referee.errors import UserError
 
 from .bounce import BounceStats, bounce_stats
@@ -87,7 +88,7 @@ class ButtonsResult:
     """What the step found. Seats are numbered from 0, in the wiring's order."""
 
     wiring: Wiring  # the wiring the step started from
-    buttons: tuple[int | None, ...]  # seat -> its button's pin (None: none found, none kept)
+    buttons: tuple[ButtonId | None, ...]  # seat -> its button's pin or USB key (None: none found, none kept)
     pressed: tuple[bool, ...]  # seat -> the pin was found by a press (not kept after a skip)
     bounce: dict[int, BounceStats]  # seat -> its button's bounce, for seats with a button
     leds: tuple[bool, ...]  # seat -> its player saw the light and pressed
@@ -107,8 +108,11 @@ class ButtonsResult:
                 raise ButtonsIncomplete(
                     f"seat {i + 1} ({seat.name}) has no button: run the buttons step again"
                 )
-            seats.append(SeatWiring(seat.name, pin, seat.led))
-        return Wiring(tuple(seats), self.wiring.buzzer, self.wiring.status)
+            if isinstance(pin, UsbKey):
+                seats.append(SeatWiring(seat.name, None, seat.led, pin.code, pin.usb))
+            else:
+                seats.append(SeatWiring(seat.name, pin, seat.led))
+        return Wiring(tuple(seats), self.wiring.buzzer, self.wiring.status, self.wiring.usb)
 
 
 def free_pins(wiring: Wiring) -> tuple[int, ...]:
@@ -117,7 +121,43 @@ def free_pins(wiring: Wiring) -> tuple[int, ...]:
     return tuple(pin for pin in GPIO_PINS if pin not in taken)
 
 
-def _pin_words(pin: int) -> str:
+class UsbKey(NamedTuple):
+    """A button on a USB encoder or keyboard: its device (the wiring's usb.LABEL) and key code."""
+
+    usb: str
+    code: int
+
+    def __str__(self) -> str:
+        return f"{key_name(self.code)} on usb.{self.usb}"
+
+
+ButtonId = int | UsbKey  # a GPIO button's BCM pin, or a USB key
+
+
+def seat_buttons(wiring: Wiring) -> tuple[ButtonId | None, ...]:
+    """Each seat's button as the wiring has it: its pin, or its USB key."""
+    return tuple(
+        s.button if s.button is not None else UsbKey(s.usb, s.key) if s.usb and s.key else None
+        for s in wiring.seats
+    )
+
+
+def usb_candidates(wiring: Wiring, keys: Mapping[str, Iterable[int]]) -> tuple[UsbKey, ...]:
+    """Every key of the wiring's USB devices (`keys`: label -> the codes it can send), seats' first."""
+    out = [b for b in seat_buttons(wiring) if isinstance(b, UsbKey)]
+    for label, codes in keys.items():
+        out += [UsbKey(label, c) for c in sorted(codes) if UsbKey(label, c) not in out]
+    return tuple(out)
+
+
+def button_name(button: ButtonId) -> str:
+    """`BCM 4`, or `BTN_TRIGGER on usb.encoder`."""
+    return str(button) if isinstance(button, UsbKey) else f"BCM {button}"
+
+
+def _pin_words(pin: ButtonId) -> str:
+    if isinstance(pin, UsbKey):
+        return button_name(pin)
     return f"BCM {pin} (header pin {PHYSICAL_PIN[pin]})"
 
 
@@ -132,20 +172,21 @@ class ButtonsStep:
     ) -> None:
         self.wiring = wiring
         self.presses = presses  # per seat; `calibrate check` asks one
-        self.candidates: tuple[int, ...] = tuple(candidates) if candidates else wiring.buttons
+        given = tuple(candidates) if candidates else seat_buttons(wiring)
+        self.candidates: tuple[ButtonId, ...] = tuple(c for c in given if c is not None)
         n = len(wiring.seats)
         self._index = {pin: i for i, pin in enumerate(self.candidates)}
         self._debouncer = Debouncer(len(self.candidates))
-        self._edges: dict[int, list[int]] = {pin: [] for pin in self.candidates}
+        self._edges: dict[ButtonId, list[int]] = {pin: [] for pin in self.candidates}
         self._phase = "buttons"
         self._seat = 0
-        self._pins: list[int | None] = [None] * n
+        self._pins: list[ButtonId | None] = [None] * n
         self._pressed = [False] * n
         self._presses = [0] * n
         self._leds = [False] * n
         self._buzzer: bool | None = None
         self._problems: list[str] = []
-        self._pending: tuple[int, int] | None = None  # (pin, t): a press waiting out AT_ONCE_US
+        self._pending: tuple[ButtonId, int] | None = None  # (pin, t): a press waiting out AT_ONCE_US
         self._ignore_until = -1
         self._since: int | None = None  # when the current wait began (its first tick)
         self._timed_out = False
@@ -210,16 +251,23 @@ class ButtonsStep:
 
     def _check(self, seat: int) -> str:
         """What to check when no button of `seat` went low."""
-        configured = self.wiring.seats[seat].button
+        configured = seat_buttons(self.wiring)[seat]
         if configured in self._index and self._owner(configured) is None:
             wire = f"one to {_pin_words(configured)}"
         else:
             wire = "one to a free button pin"
-        watched = ", ".join(str(p) for p in self.candidates)
+        gpio = [str(p) for p in self.candidates if not isinstance(p, UsbKey)]
+        usb = sorted({p.usb for p in self.candidates if isinstance(p, UsbKey)})
+        watched = ([f"BCM {', '.join(gpio)}"] if gpio else []) + [f"every key of usb.{u}" for u in usb]
+        if isinstance(configured, UsbKey):
+            return (
+                f"Is the encoder plugged in, and the button's wires on its {key_name(configured.code)} "
+                f"input? Watching {'; '.join(watched)}."
+            )
         return (
             f"Check the button's two wires (COM and NO on its microswitch): {wire}, "
             "the other to any GND pin. "
-            f"Watching BCM {watched}."
+            f"Watching {'; '.join(watched)}."
         )
 
     def _summary(self) -> str:
@@ -227,7 +275,7 @@ class ButtonsStep:
         lines = []
         for i, seat in enumerate(self.wiring.seats):
             pin = result.buttons[i]
-            button = "no button" if pin is None else f"button BCM {pin}"
+            button = "no button" if pin is None else f"button {button_name(pin)}"
             if i in result.bounce:
                 stats = result.bounce[i]
                 quality = "NOISY" if stats.noisy else "clean"
@@ -240,7 +288,7 @@ class ButtonsStep:
 
     # What happens ---------------------------------------------------------------------------
 
-    def feed_edge(self, pin: int, high: bool, t_us: int) -> None:
+    def feed_edge(self, pin: ButtonId, high: bool, t_us: int) -> None:
         index = self._index.get(pin)
         if index is None:
             return
@@ -274,11 +322,12 @@ class ButtonsStep:
         if choice == "retry":
             self._next_prompt()
         elif self._phase == "buttons":  # skip
-            configured = self.wiring.seats[s].button
-            if self._pins[s] is None and self._owner(configured) is None:
+            configured = seat_buttons(self.wiring)[s]
+            if self._pins[s] is None and configured is not None and self._owner(configured) is None:
                 self._pins[s] = configured
                 self._problems.append(
-                    f"{self.wiring.names[s]}: no press seen; kept BCM {configured} from the wiring file"
+                    f"{self.wiring.names[s]}: no press seen; "
+                    f"kept {button_name(configured)} from the wiring file"
                 )
             elif self._pins[s] is None:
                 self._problems.append(f"{self.wiring.names[s]}: no button found")
@@ -314,11 +363,16 @@ class ButtonsStep:
         if isinstance(item, Press):
             self._press(pin, item.t)
         elif item.kind == "stuck":
-            self._note = f"BCM {pin} has been low for 5 s: a button held down, or a wire touching GND"
+            self._note = (
+                f"{button_name(pin)} has been {'down' if isinstance(pin, UsbKey) else 'low'} for 5 s: "
+                "a button held down, or a wire touching GND"
+            )
         elif item.kind == "chattering":
-            self._note = f"BCM {pin} is chattering (more presses than a finger makes): ignored until quiet"
+            self._note = (
+                f"{button_name(pin)} is chattering (more presses than a finger makes): ignored until quiet"
+            )
 
-    def _press(self, pin: int, t: int) -> None:
+    def _press(self, pin: ButtonId, t: int) -> None:
         if self._phase == "leds":
             self._confirm(pin)
             return
@@ -330,7 +384,7 @@ class ButtonsStep:
                 self._pending = None
                 self._ignore_until = max(t, t0) + AT_ONCE_US
                 self._note = (
-                    f"two buttons at once (BCM {first} and BCM {pin}): "
+                    f"two buttons at once ({button_name(first)} and {button_name(pin)}): "
                     f"{self.wiring.names[self._seat]}, press only your own"
                 )
                 return
@@ -349,10 +403,13 @@ class ButtonsStep:
         owner = self._owner(pin)
         mine = self._pins[s]
         if owner is not None and owner != s:
-            self._note = f"that button (BCM {pin}) is already {names[owner]}'s: {names[s]}, press yours"
+            self._note = (
+                f"that button ({button_name(pin)}) is already {names[owner]}'s: {names[s]}, press yours"
+            )
             return
         if owner is None and mine is not None:
-            self._note = f"that was another button (BCM {pin}), not yours (BCM {mine}): {names[s]}, again"
+            other, yours = button_name(pin), button_name(mine)
+            self._note = f"that was another button ({other}), not yours ({yours}): {names[s]}, again"
             return
         if mine is None:
             self._pins[s], self._pressed[s] = pin, True
@@ -362,7 +419,7 @@ class ButtonsStep:
         else:
             self._next_seat()
 
-    def _confirm(self, pin: int) -> None:
+    def _confirm(self, pin: ButtonId) -> None:
         names, s = self.wiring.names, self._seat
         owner = self._owner(pin)
         if owner == s:
@@ -371,9 +428,9 @@ class ButtonsStep:
         elif owner is not None:
             self._note = f"that is {names[owner]}'s button: is {names[s]}'s light on? {names[s]}, press yours"
         else:
-            self._note = f"that button (BCM {pin}) is nobody's: is {names[s]}'s light on?"
+            self._note = f"that button ({button_name(pin)}) is nobody's: is {names[s]}'s light on?"
 
-    def _owner(self, pin: int) -> int | None:
+    def _owner(self, pin: ButtonId) -> int | None:
         return next((seat for seat, p in enumerate(self._pins) if p == pin), None)
 
     def _next_seat(self) -> None:

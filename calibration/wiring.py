@@ -1,4 +1,5 @@
-"""The table's wiring: which BCM pin each seat's button and LED, the buzzer and the status LED use.
+"""The table's wiring: which BCM pin each seat's button and LED, the buzzer and the status LED use,
+and, for seats whose button is on a USB encoder or keyboard, which device and key.
 
 A TOML file (format and pictures: docs/wiring.md; the default: wiring.default.toml next
 to this module) is read with `tomllib` and checked in full before any pin is touched.
@@ -15,9 +16,10 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from hardware.usb_buttons import USB_RESOLUTION_US, UsbDevice, key_code, key_name
 from referee.engine import MAX_PLAYERS, MIN_PLAYERS
 
-from .tomlfile import Bad, known, need_table, read_toml, required, show
+from .tomlfile import Bad, join_key, known, need_table, read_toml, required, show
 
 DEFAULT_PATH = Path(__file__).with_name("wiring.default.toml")
 
@@ -45,10 +47,12 @@ PHYSICAL_PIN = {
 GROUND_PINS = (6, 9, 14, 20, 25, 30, 34, 39)
 BUZZER_KINDS = ("tonal", "active")
 
-_SEAT_KEYS = ("name", "button", "led")
+_SEAT_KEYS = ("name", "button", "led", "key", "usb")
 _BUZZER_KEYS = ("pin", "kind")
 _STATUS_KEYS = ("red", "green", "blue")
-_TOP_KEYS = ("seat", "buzzer", "status")
+_USB_KEYS = ("device", "resolution_ms")
+_TOP_KEYS = ("seat", "buzzer", "status", "usb")
+MAX_RESOLUTION_MS = 100  # a polling interval past this is no snap button
 
 
 class WiringError(ValueError):
@@ -58,8 +62,19 @@ class WiringError(ValueError):
 @dataclass(frozen=True)
 class SeatWiring:
     name: str
-    button: int  # BCM pin: arcade button to ground (internal pull-up)
+    button: int | None  # BCM pin: arcade button to ground (internal pull-up); None: a USB key
     led: int  # BCM pin: seat LED through a resistor to ground
+    key: int | None = None  # a USB button: its key code (BTN_TRIGGER is 288)...
+    usb: str | None = None  # ...on this device (the label of its [usb.LABEL] table)
+
+
+@dataclass(frozen=True)
+class UsbWiring:
+    """A USB encoder or keyboard: `device` is its name, a /dev/input path or its phys."""
+
+    label: str
+    device: str
+    resolution_us: int = USB_RESOLUTION_US  # its polling interval: presses are stamped this coarsely
 
 
 @dataclass(frozen=True)
@@ -82,14 +97,43 @@ class Wiring:
     seats: tuple[SeatWiring, ...]  # clockwise from the seat dealt the first card
     buzzer: BuzzerWiring | None = None
     status: StatusWiring | None = None
+    usb: tuple[UsbWiring, ...] = ()
 
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(s.name for s in self.seats)
 
     @property
-    def buttons(self) -> tuple[int, ...]:
+    def buttons(self) -> tuple[int | None, ...]:
+        """Each seat's button pin (None for a seat whose button is a USB key)."""
         return tuple(s.button for s in self.seats)
+
+    @property
+    def resolutions_us(self) -> tuple[int, ...]:
+        """How coarsely each seat's presses are stamped: 0 for a GPIO edge (to the us), the
+        device's polling interval for a USB key."""
+        by_label = {u.label: u.resolution_us for u in self.usb}
+        return tuple(0 if s.usb is None else by_label[s.usb] for s in self.seats)
+
+    def usb_devices(self) -> tuple[UsbDevice, ...]:
+        """The USB devices, each with the key codes its seats use (for `UsbButtons`)."""
+        return tuple(
+            UsbDevice(
+                u.label,
+                u.device,
+                frozenset(s.key for s in self.seats if s.usb == u.label and s.key),
+                u.resolution_us,
+            )
+            for u in self.usb
+        )
+
+    def usb_seats(self) -> dict[str, dict[int, int]]:
+        """Device label -> key code -> seat."""
+        out: dict[str, dict[int, int]] = {u.label: {} for u in self.usb}
+        for i, s in enumerate(self.seats):
+            if s.usb is not None and s.key is not None:
+                out[s.usb][s.key] = i
+        return out
 
     @property
     def leds(self) -> tuple[int, ...]:
@@ -101,9 +145,11 @@ class Wiring:
 
     def to_dict(self) -> dict[str, Any]:
         """The wiring as its TOML file decodes: parse_wiring(w.to_dict(), ...) == w."""
-        out: dict[str, Any] = {
-            "seat": [{"name": s.name, "button": s.button, "led": s.led} for s in self.seats]
-        }
+        out: dict[str, Any] = {"seat": [_seat_dict(s) for s in self.seats]}
+        if self.usb:
+            out["usb"] = {
+                u.label: {"device": u.device, "resolution_ms": u.resolution_us / 1000} for u in self.usb
+            }
         if self.buzzer is not None:
             out["buzzer"] = {"pin": self.buzzer.pin, "kind": self.buzzer.kind}
         if self.status is not None:
@@ -111,10 +157,18 @@ class Wiring:
         return out
 
 
+def _seat_dict(s: SeatWiring) -> dict[str, Any]:
+    if s.button is not None:
+        return {"name": s.name, "button": s.button, "led": s.led}
+    return {"name": s.name, "key": s.key, "usb": s.usb, "led": s.led}
+
+
 def _uses(w: Wiring) -> list[tuple[str, int]]:
     uses = []
     for i, seat in enumerate(w.seats):
-        uses += [(f"seat[{i}].button", seat.button), (f"seat[{i}].led", seat.led)]
+        if seat.button is not None:
+            uses.append((f"seat[{i}].button", seat.button))
+        uses.append((f"seat[{i}].led", seat.led))
     if w.buzzer is not None:
         uses.append(("buzzer.pin", w.buzzer.pin))
     if w.status is not None:
@@ -185,10 +239,11 @@ def _parse(data: Mapping[str, Any]) -> Wiring:
         raise Bad("seat", f"{n} seat{'' if n == 1 else 's'}, at least {MIN_PLAYERS}")
     if n > MAX_PLAYERS:
         raise Bad("seat", f"{n} seats, at most {MAX_PLAYERS}")
-    seats = tuple(_seat(t, f"seat[{i}]") for i, t in enumerate(tables))
+    usb = _usb(data["usb"]) if "usb" in data else ()
+    seats = tuple(_seat(t, f"seat[{i}]", usb) for i, t in enumerate(tables))
     buzzer = _buzzer(data["buzzer"]) if "buzzer" in data else None
     status = _status(data["status"]) if "status" in data else None
-    wiring = Wiring(seats, buzzer, status)
+    wiring = Wiring(seats, buzzer, status, usb)
 
     # Names are told apart as a player hears them announced: "Ann" and "ann " are one name.
     named: dict[str, int] = {}
@@ -202,17 +257,78 @@ def _parse(data: Mapping[str, Any]) -> Wiring:
         if pin in used:
             raise Bad(key, f"pin {pin} is already used by {used[pin]}")
         used[pin] = key
+    keys: dict[tuple[str, int], int] = {}
+    for i, seat in enumerate(seats):
+        if seat.usb is not None and seat.key is not None:
+            if (seat.usb, seat.key) in keys:
+                raise Bad(
+                    f"seat[{i}].key",
+                    f"{key_name(seat.key)} on usb.{seat.usb} is already seat[{keys[seat.usb, seat.key]}]'s",
+                )
+            keys[seat.usb, seat.key] = i
     return wiring
 
 
-def _seat(table: Any, key: str) -> SeatWiring:
+def _seat(table: Any, key: str, usb: tuple[UsbWiring, ...] = ()) -> SeatWiring:
     need_table(table, key, "a table")
     known(table, key, _SEAT_KEYS)
-    required(table, key, _SEAT_KEYS, "a seat needs name, button and led")
+    required(table, key, ("name", "led"), "a seat needs name, led, and button or key")
     name = table["name"]
     if not isinstance(name, str) or not name.strip():
         raise Bad(f"{key}.name", f"must be the player's name (a non-empty string), not {show(name)}")
-    return SeatWiring(name, _pin(table["button"], f"{key}.button"), _pin(table["led"], f"{key}.led"))
+    led = _pin(table["led"], f"{key}.led")
+    if "button" in table:
+        if "key" in table or "usb" in table:
+            extra = "key" if "key" in table else "usb"
+            raise Bad(f"{key}.{extra}", "a seat's button is a GPIO pin (button) or a USB key (key), not both")
+        return SeatWiring(name, _pin(table["button"], f"{key}.button"), led)
+    if "key" not in table:
+        raise Bad(f"{key}.button", "missing (a seat needs name, led, and button or key)")
+    try:
+        code = key_code(table["key"])
+    except ValueError as e:
+        raise Bad(f"{key}.key", str(e)) from None
+    labels = [u.label for u in usb]
+    if "usb" in table:
+        label = table["usb"]
+        if not isinstance(label, str) or label not in labels:
+            known_text = ", ".join(labels) if labels else "none: add a [usb.NAME] table"
+            raise Bad(
+                f"{key}.usb", f"{show(label)} is no [usb.NAME] table in this file (known: {known_text})"
+            )
+    elif len(labels) == 1:
+        label = labels[0]
+    elif not labels:
+        raise Bad(f"{key}.key", "a USB key needs its device: add a [usb.NAME] table with device = ...")
+    else:
+        raise Bad(f"{key}.usb", f"missing: which device's key? (one of {', '.join(labels)})")
+    return SeatWiring(name, None, led, code, label)
+
+
+def _usb(tables: Any) -> tuple[UsbWiring, ...]:
+    need_table(tables, "usb", "tables, one [usb.NAME] per USB encoder or keyboard")
+    out = []
+    for label, table in tables.items():
+        key = join_key("usb", label)
+        need_table(table, key, "a table ([usb.NAME] with device = ...)")
+        known(table, key, _USB_KEYS)
+        required(table, key, ("device",), "its name, a /dev/input/by-id/ path or its phys")
+        device = table["device"]
+        if not isinstance(device, str) or not device.strip():
+            raise Bad(f"{key}.device", f"must be the device's name, path or phys, not {show(device)}")
+        resolution = table.get("resolution_ms", USB_RESOLUTION_US / 1000)
+        if (
+            isinstance(resolution, bool)
+            or not isinstance(resolution, int | float)
+            or not 0 < resolution <= MAX_RESOLUTION_MS
+        ):
+            raise Bad(
+                f"{key}.resolution_ms",
+                f"must be its polling interval in ms, more than 0 and at most {MAX_RESOLUTION_MS} "
+                f"(USB: 1 to 8), not {show(resolution)}",
+            )
+        out.append(UsbWiring(label, device, max(1, round(resolution * 1000))))
+    return tuple(out)
 
 
 def _buzzer(table: Any) -> BuzzerWiring:
@@ -263,8 +379,20 @@ def _where(pin: int) -> tuple[str, str, str]:
 def describe_wiring(w: Wiring) -> str:
     """A small text table of what goes where (BCM number and header pin), for `referee hw-test`."""
     rows: list[tuple[str, str, str, str]] = []
+    devices = {u.label: u for u in w.usb}
     for i, seat in enumerate(w.seats):
-        rows.append((f"seat {i} {seat.name}: button", *_where(seat.button)))
+        if seat.button is not None:
+            rows.append((f"seat {i} {seat.name}: button", *_where(seat.button)))
+        else:
+            u = devices[seat.usb]  # type: ignore[index]
+            rows.append(
+                (
+                    f"seat {i} {seat.name}: button",
+                    f"USB {key_name(seat.key or 0)}",
+                    f"usb.{u.label}",
+                    f"stamped to {u.resolution_us / 1000:g} ms",
+                )
+            )
         rows.append((f"seat {i} {seat.name}: LED", *_where(seat.led)))
     if w.buzzer is not None:
         rows.append((f"buzzer ({w.buzzer.kind})", *_where(w.buzzer.pin)))
@@ -277,4 +405,7 @@ def describe_wiring(w: Wiring) -> str:
         for part, bcm, pin, note in rows
     ]
     lines.append("ground: any GND, header pins " + ", ".join(map(str, GROUND_PINS)))
+    for u in w.usb:
+        every = f"{u.resolution_us / 1000:g} ms"
+        lines.append(f'usb.{u.label}: the input device "{u.device}", polled every {every}')
     return "\n".join(lines)

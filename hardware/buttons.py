@@ -146,10 +146,17 @@ class SnapButton(DigitalInputDevice):
 
 
 class SnapButtons:
-    """One SnapButton per seat; every edge goes to `sink` (e.g. the table loop's inbox)."""
+    """One SnapButton per seat; every edge goes to `sink` (e.g. the table loop's inbox). A seat
+    whose pin is None has no GPIO button (its button is a USB key: usb_buttons.py)."""
 
-    def __init__(self, pins: Sequence[int], sink: Callable[[Edge], Any], pin_factory: Any = None) -> None:
-        self.buttons = [SnapButton(pin, seat, sink, pin_factory=pin_factory) for seat, pin in enumerate(pins)]
+    def __init__(
+        self, pins: Sequence[int | None], sink: Callable[[Edge], Any], pin_factory: Any = None
+    ) -> None:
+        self.buttons = [
+            SnapButton(pin, seat, sink, pin_factory=pin_factory)
+            for seat, pin in enumerate(pins)
+            if pin is not None
+        ]
 
     def close(self) -> None:
         for button in self.buttons:

@@ -518,9 +518,11 @@ def _wiring(args: argparse.Namespace) -> Any:
 def _sim_wires(plan: Any) -> list[int]:
     """Where the simulated table's buttons really are: the plan's pins, with the first and last
     seats' wires crossed (a hobbyist's slip, for the step to find)."""
-    pins = list(plan.buttons)
+    from calibration.steps_buttons import seat_buttons
+
+    pins = list(seat_buttons(plan))  # a USB seat's key, for a USB seat
     pins[0], pins[-1] = pins[-1], pins[0]
-    return pins
+    return pins  # type: ignore[return-value]
 
 
 def _run_buttons(
@@ -532,14 +534,17 @@ def _run_buttons(
     import time
     import warnings
 
-    from calibration.buttons_live import queue_wait, run_buttons_at_table
+    from calibration.buttons_live import queue_wait, run_buttons_at_table, usb_keys
     from calibration.sim_buttons import drive_buttons_sim
-    from calibration.steps_buttons import ANSWER, PRESSES_PER_SEAT, ButtonsStep, free_pins
+    from calibration.steps_buttons import ANSWER, PRESSES_PER_SEAT, ButtonsStep, free_pins, usb_candidates
     from calibration.wizard import PacedClock
     from hardware.clock import MonotonicClock
 
     presses = presses or PRESSES_PER_SEAT
-    step = ButtonsStep(wiring, free_pins(wiring), presses=presses)
+    # Every free pin, and every key of the wiring's USB devices (at the simulated table: the
+    # seats' own keys, on no device).
+    keys = usb_keys(wiring) if wiring.usb and not args.sim else {}
+    step = ButtonsStep(wiring, free_pins(wiring) + usb_candidates(wiring, keys), presses=presses)
     if args.sim:
 
         def say(prompt: Any) -> str | None:

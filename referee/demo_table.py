@@ -411,23 +411,29 @@ class DemoTable:
         self._pump()
 
     def _pump(self) -> None:
+        self._lays_progress()
+        if self.edge_progress:
+            self._buttons_progress()
+        self.loop.pump(self.clock.now_us())
+        self._flush()
+
+    def _lays_progress(self) -> None:
         if self._stage_progress is not None:
             # Its word, but for the lays taken from it that are still on their way here.
             coming = [event.t for _, event in self._reports if type(event) is not Progress]
             done = min([self._stage_progress(self.clock.now_us()), *(t - 1 for t in coming)])
             self.loop.progress("camera", done)
-        if self.edge_progress:
-            now = self.clock.now_us()
-            # Every edge that has happened is delivered, but for those still on their way. (A
-            # bot's press is scheduled as the clock reaches it: nothing later is stamped before now.)
-            # The presses the bots are about to make count as happened: the clock may run a
-            # little past a press (a frame read after it) before its edges are scheduled.
-            presses = [p.event.t for p in self._ahead if type(p.event) is Snap]  # type: ignore[union-attr]
-            if self._pressing is not None:
-                presses.append(self._pressing)
-            self.loop.progress("buttons", min([now, *presses, *(e[3] for e in self._edges)]) - 1)
-        self.loop.pump(self.clock.now_us())
-        self._flush()
+
+    def _buttons_progress(self) -> None:
+        now = self.clock.now_us()
+        # Every edge that has happened is delivered, but for those still on their way. (A bot's
+        # press is scheduled as the clock reaches it: nothing later is stamped before now.) The
+        # presses the bots are about to make count as happened: the clock may run a little past
+        # a press (a frame read after it) before its edges are scheduled.
+        presses = [p.event.t for p in self._ahead if type(p.event) is Snap]  # type: ignore[union-attr]
+        if self._pressing is not None:
+            presses.append(self._pressing)
+        self.loop.progress("buttons", min([now, *presses, *(e[3] for e in self._edges)]) - 1)
 
     def _correct(self, now: int, lay_t: int) -> None:
         """A card read wrong, or not seen at all: the players see it on the kiosk, and the host

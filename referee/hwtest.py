@@ -4,6 +4,12 @@ Lights each LED in turn, plays each tone, then shows every press with its
 microsecond timestamp (the edge's own, from the kernel) and the margin to the
 previous press. `--mock` runs the same code on gpiozero's MockFactory with a
 scripted set of presses, so it can be tried (and tested) on any machine.
+
+USB encoders and keyboards: it lists the input devices it can read (the names and
+by-id paths a wiring file's `[usb.NAME] device` takes), shows the wiring's USB seats'
+presses like the GPIO ones, and names every other key pressed on any of them (the
+`key` a `[[seat]]` takes). With `--mock`, the wiring's USB devices are doubles
+(hardware/usb_double.py) pressed by the same script.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
 from gpiozero.exc import PinFactoryFallback
 
@@ -23,6 +29,16 @@ from hardware.buttons import ButtonTrouble, Debouncer, Edge, Press, SnapButtons
 from hardware.clock import Clock, MonotonicClock, VirtualClock
 from hardware.pins import VirtualFactory
 from hardware.signals import TableSignals
+from hardware.usb_buttons import (
+    DeviceInfo,
+    UsbButtons,
+    UsbDevice,
+    UsbError,
+    default_system,
+    describe,
+    key_name,
+    scan,
+)
 
 from .errors import UserError
 
@@ -33,6 +49,7 @@ TROUBLE_WORDS = {
     "stuck": "button stuck (held down too long): ignored until released",
     "chattering": "button chattering: ignored until it falls quiet",
     "recovered": "button back in order",
+    "unplugged": "button's USB device unplugged: presses paused until it is back",
 }
 
 
@@ -80,8 +97,20 @@ def mock_presses(seats: int, start_us: int) -> list[tuple[int, int, int, bool]]:
     return sorted(script)
 
 
+class OtherKey(NamedTuple):
+    """A key pressed on a USB device that no seat uses: hw-test names it, to be put in a seat."""
+
+    label: str
+    code: int
+    t: int
+
+
 def run_hw_test(
-    args: argparse.Namespace, out: TextIO, clock: Clock | None = None, factory: Any = None
+    args: argparse.Namespace,
+    out: TextIO,
+    clock: Clock | None = None,
+    factory: Any = None,
+    usb_system: Any = None,
 ) -> int:
     path = args.wiring or default_wiring_path()
     try:
@@ -112,8 +141,9 @@ def run_hw_test(
                 f"hw-test: cannot open the pins ({why}); on the Pi install python3-lgpio, "
                 "elsewhere use --mock"
             ) from None
-    edges: queue.SimpleQueue[Edge] = queue.SimpleQueue()
+    edges: queue.SimpleQueue[Edge | OtherKey] = queue.SimpleQueue()
     buttons = None
+    usb = None
     try:
         say("\n1. Lights, one at a time")
         for i, seat in enumerate(wiring.seats):
@@ -130,28 +160,107 @@ def run_hw_test(
                 signals.apply("buzzer", hz)
                 clock.sleep_until(clock.now_us() + TONE_US)
             signals.apply("buzzer", None)
-        buttons = SnapButtons([seat.button for seat in wiring.seats], edges.put, pin_factory=factory)
+        buttons = SnapButtons(wiring.buttons, edges.put, pin_factory=factory)
+        if args.mock and usb_system is None and wiring.usb:
+            from hardware.usb_double import DoubleSystem
+
+            usb_system = DoubleSystem(clock)
+            for u in wiring.usb_devices():  # each device the wiring names, plugged in
+                path = u.match if u.match.startswith("/dev/input/event") else None
+                by_id = u.match if u.match.startswith("/") and path is None else None
+                name = u.match if not u.match.startswith("/") else f"{u.label} (mock)"
+                usb_system.plug(name, sorted(u.keys | {OTHER_MOCK_KEY}), by_id=by_id, path=path)
+        if usb_system is not None or not args.mock:
+            usb = _open_usb(wiring, say, edges, clock, usb_system or default_system())
         say("\n3. Presses (each edge's own timestamp; Ctrl-C to stop)" if not args.mock else "\n3. Presses")
         log = PressLog(wiring.names, clock.now_us())
         debouncer = Debouncer(len(wiring.seats))
-        report = _reporter(say, log, wiring.names)
+        report = _reporter(say, log, wiring.names, usb)
         if args.mock:
-            pins = [button.pin for button in buttons.buttons]
+            pins = {
+                seat: button.pin for seat, button in zip(_gpio_seats(wiring), buttons.buttons, strict=True)
+            }
             for delivery, seat, edge_t, pressed in mock_presses(len(wiring.seats), clock.now_us()):
                 clock.sleep_until(delivery)
                 for trouble in debouncer.check(delivery):
                     report(trouble)
-                pins[seat].edge(not pressed, edge_t)  # pulled up: a press pulls the pin low
+                if seat in pins:
+                    pins[seat].edge(not pressed, edge_t)  # pulled up: a press pulls the pin low
+                else:
+                    _mock_key(usb, usb_system, wiring, seat, edge_t, pressed)
+                _drain(edges, debouncer, report)
+            if usb is not None:  # a key no seat has, as a new encoder's button would show
+                last = clock.now_us() + 500_000
+                clock.sleep_until(last)
+                u = wiring.usb[0]
+                usb_system.device(usb.info(u.label).path).press(last, OTHER_MOCK_KEY)
+                usb.sweep()
                 _drain(edges, debouncer, report)
         else:
+            if usb is not None:
+                usb.start()
             _watch(edges, debouncer, report, clock, args.seconds)
     except KeyboardInterrupt:
         say("stopped")
     finally:
+        if usb is not None:
+            usb.close()
         if buttons is not None:
             buttons.close()
         signals.close()
     return 0
+
+
+OTHER_MOCK_KEY = 289  # BTN_THUMB: the mock encoder's button that no seat has
+
+
+def _gpio_seats(wiring: Any) -> list[int]:
+    return [i for i, pin in enumerate(wiring.buttons) if pin is not None]
+
+
+def _mock_key(usb: Any, system: Any, wiring: Any, seat: int, t: int, pressed: bool) -> None:
+    """A scripted press of a USB seat's key on its double, read as the reader reads it."""
+    s = wiring.seats[seat]
+    device = system.device(usb.info(s.usb).path)
+    (device.press if pressed else device.release)(t, s.key)
+    usb.sweep()
+
+
+def _open_usb(
+    wiring: Any, say: Callable[[str], None], edges: queue.SimpleQueue[Any], clock: Clock, system: Any
+) -> UsbButtons | None:
+    """List the USB input devices, and open the wiring's (or, if it names none, every one
+    with keys, to name the keys pressed). Not grabbed: Ctrl-C may come from one of them."""
+    try:
+        found = [d for d in scan(system) if d.keys]
+    except (ImportError, OSError) as e:
+        say(f"\nUSB input devices: cannot list them ({type(e).__name__}: {e})")
+        return None
+    if found or wiring.usb:
+        say("\nUSB input devices (a [usb.NAME] table's device = its name, by-id path or phys):")
+        for d in found:
+            say(f"   {describe(d)}" + (f" phys {d.phys}" if d.phys else "") + f", {len(d.keys)} keys")
+        if not found:
+            say("   none readable (plugged in? on the Pi, is the user in the input group?)")
+    if wiring.usb:
+        devices, seats = wiring.usb_devices(), wiring.usb_seats()
+    else:
+        devices = tuple(UsbDevice(d.path.rsplit("/", 1)[-1], d.path, frozenset()) for d in found)
+        seats = {}
+    if not devices:
+        return None
+    try:
+        return UsbButtons(
+            devices,
+            seats,
+            edges.put,
+            clock=clock,
+            system=system,
+            others=lambda label, code, t: edges.put(OtherKey(label, code, t)),
+            grab=False,
+        )
+    except UsbError as e:
+        raise UserError(f"hw-test: {e}") from None
 
 
 def _flash(signals: TableSignals, target: Any, on: Any, off: Any, clock: Clock) -> None:
@@ -160,9 +269,16 @@ def _flash(signals: TableSignals, target: Any, on: Any, off: Any, clock: Clock) 
     signals.apply(target, off)
 
 
-def _reporter(say: Callable[[str], None], log: PressLog, names: tuple[str, ...]) -> Callable[[Any], None]:
-    def report(item: Press | ButtonTrouble) -> None:
-        if type(item) is Press:
+def _reporter(
+    say: Callable[[str], None], log: PressLog, names: tuple[str, ...], usb: UsbButtons | None = None
+) -> Callable[[Any], None]:
+    def report(item: Press | ButtonTrouble | OtherKey) -> None:
+        if type(item) is OtherKey:
+            info: DeviceInfo | None = usb.info(item.label) if usb is not None else None
+            where = describe(info) if info is not None else f"usb.{item.label}"
+            name = key_name(item.code)
+            say(f'   key {name} ({item.code}) on {where}: no seat has it (key = "{name}" in a [[seat]])')
+        elif type(item) is Press:
             say("   " + log.line(item))
         else:
             say(f"   {names[item.seat]:<6} {TROUBLE_WORDS[item.kind]}")  # type: ignore[union-attr]
@@ -170,18 +286,25 @@ def _reporter(say: Callable[[str], None], log: PressLog, names: tuple[str, ...])
     return report
 
 
-def _drain(edges: queue.SimpleQueue[Edge], debouncer: Debouncer, report: Callable[[Any], None]) -> None:
+def _drain(edges: queue.SimpleQueue[Any], debouncer: Debouncer, report: Callable[[Any], None]) -> None:
     while True:
         try:
             edge = edges.get_nowait()
         except queue.Empty:
             return
-        for item in debouncer.feed(edge):
-            report(item)
+        _take(edge, debouncer, report)
+
+
+def _take(item: Edge | OtherKey, debouncer: Debouncer, report: Callable[[Any], None]) -> None:
+    if type(item) is OtherKey:
+        report(item)
+        return
+    for press in debouncer.feed(item):  # type: ignore[arg-type]
+        report(press)
 
 
 def _watch(
-    edges: queue.SimpleQueue[Edge],
+    edges: queue.SimpleQueue[Any],
     debouncer: Debouncer,
     report: Callable[[Any], None],
     clock: Clock,
@@ -195,7 +318,6 @@ def _watch(
         except queue.Empty:
             pass
         else:
-            for item in debouncer.feed(edge):
-                report(item)
+            _take(edge, debouncer, report)
         for trouble in debouncer.check(clock.now_us()):
             report(trouble)

@@ -57,7 +57,7 @@ BIN_EDGES_MS = tuple(range(100, 501, 25))
 # Rulings the banner shows (lays it does not); burns, seats out and cards taken back are
 # instructions to the players, so they show too.
 NOTABLE = (StackWon, Penalty, Burned, SeatOut, TakeBack, PenaltiesLifted, GameWon, Corrected)
-TROUBLE_WORDS = {"stuck": "is stuck down", "chattering": "chatters"}
+TROUBLE_WORDS = {"stuck": "is stuck down", "chattering": "chatters", "unplugged": "is unplugged (USB)"}
 
 
 @dataclass

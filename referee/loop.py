@@ -14,6 +14,11 @@ release point breaks that promise: the loop raises `ProgressError`, or, given a
 `late` sink (the live service: a button callback held up on a loaded machine
 must not end the game), judges it at the release point and tells the sink.
 
+Presses stamped coarsely (a USB encoder's, to its polling interval: `resolution_us` per
+seat) cannot be ordered against a press that came within that interval before them: such
+a press is judged at the same instant as the earlier one (`_heat`), so the engine rules it
+a dead heat, never a guess. A press is held until the release point is that far past it.
+
 Threads only enqueue (`put_lay`, `put_edge`); everything else runs in the loop's
 own thread: `pump(now)` in a simulation, `run()` live, which sleeps on the inbox
 until the next thing is due and never busy-waits.
@@ -24,7 +29,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import queue
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from typing import Any
 
@@ -47,6 +52,9 @@ TroubleSink = Callable[[ButtonTrouble], Any]
 # Told of an event that came behind the release point: its source, its own stamp, and the
 # time it was judged at instead (the release point: the earliest time still in order).
 LateSink = Callable[[str, int, int], Any]
+# Told of a press judged at the instant of an earlier one it cannot be told apart from: the
+# press as stamped, and the earlier press (whose instant it now shares).
+HeatSink = Callable[[Snap, Snap], Any]
 FAR_FUTURE = 1 << 62
 
 
@@ -79,6 +87,8 @@ class TableLoop:
         refused: Callable[[Event, str], Any] | None = None,
         questions: Iterable[QuestionSink] = (),
         late: LateSink | None = None,
+        resolution_us: Sequence[int] = (),
+        heats: HeatSink | None = None,
     ) -> None:
         # A resumed game may come back with lays still waiting for their card.
         self.judging = state if isinstance(state, Judging) else Judging(state)
@@ -110,6 +120,11 @@ class TableLoop:
         self.timer_waits = timer_waits  # live: feed a Wait when a timer is due; replay: never
         self.inbox: queue.SimpleQueue[tuple[str, Any, Any]] = queue.SimpleQueue()
         self._buffer: list[tuple[int, int, Event, Any]] = []  # (t, arrival, event, tag)
+        # How coarsely each seat's presses are stamped (0: to the us); a press waits this long
+        # past its stamp for a coarser one that may have come first (`_heat`).
+        self.resolution = tuple(resolution_us)
+        self._horizon = max(self.resolution, default=0)
+        self.heats = heats
         self._arrival = itertools.count()
         self._finished = False
         self._stopping = False
@@ -135,9 +150,9 @@ class TableLoop:
         self.judging = Judging(state)
         self._tags.clear()
 
-    def put_edge(self, edge: Edge) -> None:
-        """A button edge, straight from the pin callback."""
-        self.inbox.put(("buttons", edge, None))
+    def put_edge(self, edge: Edge, source: str = "buttons") -> None:
+        """A button edge, straight from the pin callback (or the USB reader: `source` "usb")."""
+        self.inbox.put((source, edge, None))
 
     def progress(self, source: str, t: int) -> None:
         """`source` will send nothing stamped at or before `t` (from any thread, after its events
@@ -249,9 +264,16 @@ class TableLoop:
     def _buffer_event(self, event: Event, tag: Any) -> None:
         heapq.heappush(self._buffer, (event.t, next(self._arrival), event, tag))
 
+    def _held_to(self) -> int:
+        """The buffer's head time, and for a press, the horizon it waits for too."""
+        t, _, event, _ = self._buffer[0]
+        return t + self._horizon if self._horizon and type(event) is Snap else t
+
     def _release(self, watermark: int) -> None:
         buffer = self._buffer
-        while buffer and buffer[0][0] <= watermark:
+        while buffer and self._held_to() <= watermark:
+            if self._horizon and type(buffer[0][2]) is Snap:
+                self._heat()
             _, _, event, tag = heapq.heappop(buffer)
             self._judge(event, tag)
         if self.timer_waits and not self._finished and not self.judging.holding:
@@ -262,6 +284,34 @@ class TableLoop:
             # Never a Wait stamped before an event already judged (one at the release point).
             if due is not None and due <= wait_t and wait_t >= max(self.state.now, self._last_t):
                 self._judge(Wait(wait_t), None)
+
+    def _heat(self) -> None:
+        """The press at the buffer's head, P: every other seat's press stamped after it, but
+        within its own seat's resolution and with no card between, may really have come
+        first: it is judged at P's instant (the engine rules presses of one instant
+        together: a dead heat when both could win). Moving it to P's stamp keeps it within
+        the interval its own stamp allows (the press came at most its resolution before)."""
+        buffer = self._buffer
+        t0, _, first, _ = buffer[0]
+        moved = False
+        for i, (t, arrival, event, tag) in sorted(enumerate(buffer), key=lambda e: e[1][:2]):
+            if t > t0 + self._horizon:
+                break
+            if type(event) is not Snap:
+                if t > t0:
+                    break  # a card between: the press is ordered against it as stamped
+                continue
+            seat = event.seat
+            if t > t0 and seat != first.seat and t - t0 <= self._resolution_of(seat):
+                buffer[i] = (t0, arrival, event._replace(t=t0), tag)
+                moved = True
+                if self.heats is not None:
+                    self.heats(event, first)  # type: ignore[arg-type]
+        if moved:
+            heapq.heapify(buffer)
+
+    def _resolution_of(self, seat: int) -> int:
+        return self.resolution[seat] if seat < len(self.resolution) else 0
 
     def _judge(self, event: Event | Unread | Named, tag: Any) -> None:
         before = self.judging
@@ -371,7 +421,7 @@ class TableLoop:
         """When `pump` next has something to do without new input."""
         times = []
         if self._buffer:
-            times.append(self._passes(self._buffer[0][0], now))
+            times.append(self._passes(self._held_to(), now))
         due = self.state.rules.deadline(self.state)
         if due is not None and self.timer_waits and not self.judging.holding:
             times.append(self._passes(due + 1, now))  # a Wait fires one past the deadline

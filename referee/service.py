@@ -52,7 +52,9 @@ from .table import State
 # How late each source may deliver an event (see loop.py): a script line comes at once;
 # a press's callback within a few ms; the camera reports a card up to ~150 ms after it lands.
 # The camera's is only its bound until its first frame: then the pile watcher's progress is.
-LATENCIES_US = {"script": 20_000, "buttons": 60_000, "camera": 250_000}
+# USB buttons report their progress with every read (usb_buttons.py): 20 ms bounds them only
+# until the reader's first sweep.
+LATENCIES_US = {"script": 20_000, "buttons": 60_000, "camera": 250_000, "usb": 20_000}
 RECONNECT_S = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)  # a lost camera's retries (~1 min), then exit 3
 
 
@@ -550,7 +552,10 @@ def _judge_live(
     if kiosk is not None:
         signals = MirroredSignals(signals, kiosk.hub)
     player = SignalPlayer(Announcer(state.seats), signals, game_clock)
-    sources = {"buttons": LATENCIES_US["buttons"]}
+    wiring = config.wiring
+    sources = {"buttons": LATENCIES_US["buttons"]} if any(b is not None for b in wiring.buttons) else {}
+    if wiring.usb:
+        sources["usb"] = LATENCIES_US["usb"]
     sources["script" if script is not None else "camera"] = LATENCIES_US["script" if script else "camera"]
 
     def trouble(item: ButtonTrouble) -> None:
@@ -591,6 +596,11 @@ def _judge_live(
         refused=refused if script is None else None,  # a script's bad line is the script's error
         questions=questions,
         late=late,
+        resolution_us=wiring.resolutions_us,
+        heats=lambda press, first: note(
+            f"{loop.state.players[press.seat]}: pressed {(press.t - first.t) / 1000:.1f} ms after "
+            f"{loop.state.players[first.seat]}, within its button's resolution: judged at the same instant"
+        ),
     )
     if kiosk is not None:
         kiosk.commands.loop = loop
@@ -616,7 +626,13 @@ def _judge_live(
     def edge(e: Edge) -> None:
         loop.put_edge(e._replace(t=e.t + shift))  # the kernel's stamp, on the game's timeline
 
-    buttons = SnapButtons(config.wiring.buttons, edge, pin_factory=factory)
+    buttons = SnapButtons(wiring.buttons, edge, pin_factory=factory)
+    try:
+        usb = _open_usb(config.source, wiring, loop, shift, base, note, troubles) if wiring.usb else None
+    except BaseException:
+        buttons.close()
+        signals.close()
+        raise
     failure: list[BaseException] = []
     stopped = threading.Event()  # wakes a camera waiting to retry when the service stops
     notifier = notifier or Notifier.from_env()
@@ -644,6 +660,8 @@ def _judge_live(
 
     try:
         player.start()
+        if usb is not None:
+            usb.start()
         feeder.start()
         if terminal is not None:
             from .terminal import start_reader
@@ -661,6 +679,8 @@ def _judge_live(
         stopped.set()
         notifier.stopping()
         buttons.close()
+        if usb is not None:
+            usb.close()
         player.close()
         signals.off()  # lights and buzzer off before the pins go back
         signals.close()
@@ -669,6 +689,46 @@ def _judge_live(
     if failure and not stop.requested:
         raise failure[0]
     return loop.state
+
+
+def _open_usb(
+    source: str,
+    wiring: Any,
+    loop: TableLoop,
+    shift: int,
+    clock: Clock,
+    note: Any,
+    troubles: list[Callable[..., Any]],
+) -> Any:
+    """The wiring's USB encoders and keyboards, read by their own thread: each edge with the
+    kernel's stamp and the reader's progress, on the game's timeline. A device the wiring names
+    that is not there: one line, exit 2. One that goes away: said, its seats' presses paused
+    (they cannot come), the game goes on; it is looked for again every second."""
+    from hardware.usb_buttons import UsbButtons, UsbError, default_system
+
+    seats = wiring.usb_seats()
+
+    def lost(label: str, gone: bool) -> None:
+        # The reader's own line names the device; the kiosk marks each of its seats.
+        t = clock.now_us() + shift
+        for seat in sorted(seats[label].values()):
+            for sink in troubles[1:]:
+                sink(ButtonTrouble(seat, t, "unplugged" if gone else "recovered"))
+
+    try:
+        return UsbButtons(
+            wiring.usb_devices(),
+            seats,
+            lambda e: loop.put_edge(e._replace(t=e.t + shift), "usb"),
+            progress=lambda t: loop.progress("usb", t + shift),
+            lost=lost,
+            wanted=loop.waiting,
+            clock=clock,
+            system=default_system(),
+            note=note,
+        )
+    except UsbError as e:
+        raise UserError(f"{source}: hardware.wiring: {e}") from None
 
 
 class MirroredSignals:

@@ -259,27 +259,27 @@ def test_every_gpio_has_a_header_pin():
 
 BAD = [
     # Unknown keys, at every level.
-    ("unknown-top-key", 'colour = "red"\n' + TWO, "colour: unknown key (known: seat, buzzer, status)"),
-    ("unknown-top-keys", "a = 1\nb = 2\n" + TWO, "unknown keys a, b (known: seat, buzzer, status)"),
+    ("unknown-top-key", 'colour = "red"\n' + TWO, "colour: unknown key (known: seat, buzzer, status, usb)"),
+    ("unknown-top-keys", "a = 1\nb = 2\n" + TWO, "unknown keys a, b (known: seat, buzzer, status, usb)"),
     (
         "unknown-top-table",
         TWO + "[buzzers]\npin = 18\n",
-        "buzzers: unknown key (known: seat, buzzer, status)",
+        "buzzers: unknown key (known: seat, buzzer, status, usb)",
     ),
     (
         "unknown-seat-key",
         seat("Ann", 17, 4) + seat("Bob", 27, 22, extra='colour = "red"'),
-        "seat[1].colour: unknown key (known: name, button, led)",
+        "seat[1].colour: unknown key (known: name, button, led, key, usb)",
     ),
     (
         "unknown-seat-keys",
         seat("Ann", 17, 4, extra="size = 2\nhand = 1") + seat("Bob", 27, 22),
-        "seat[0]: unknown keys size, hand (known: name, button, led)",
+        "seat[0]: unknown keys size, hand (known: name, button, led, key, usb)",
     ),
     (
         "unknown-quoted-seat-key",
         seat("Ann", 17, 4, extra='"left hand" = 1') + seat("Bob", 27, 22),
-        'seat[0]."left hand": unknown key (known: name, button, led)',
+        'seat[0]."left hand": unknown key (known: name, button, led, key, usb)',
     ),
     (
         "unknown-buzzer-key",
@@ -297,12 +297,12 @@ BAD = [
     (
         "seat-without-led",
         seat("Ann", 17, 4) + '[[seat]]\nname = "Bob"\nbutton = 27\n',
-        "seat[1].led: missing (a seat needs name, button and led)",
+        "seat[1].led: missing (a seat needs name, led, and button or key)",
     ),
     (
         "seat-without-name",
         "[[seat]]\nbutton = 17\nled = 4\n" + seat("Bob", 27, 22),
-        "seat[0].name: missing (a seat needs name, button and led)",
+        "seat[0].name: missing (a seat needs name, led, and button or key)",
     ),
     (
         "buzzer-without-kind",

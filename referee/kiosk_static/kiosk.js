@@ -111,7 +111,7 @@ function drawSeats(v) {
       if (p.penalised) tags.push(`<span class="tag pen">PENALISED</span>`);
       if (p.out) tags.push(`<span class="tag bad">OUT</span>`);
       if (p.count_owner) tags.push(`<span class="tag own">${v.game.face_cards === "challenge" ? "challenge" : "count-out"}</span>`);
-      if (p.trouble) tags.push(`<span class="tag bad">button ${p.trouble === "stuck" ? "stuck" : "chatters"}</span>`);
+      if (p.trouble) tags.push(`<span class="tag bad">button ${({stuck: "stuck", chattering: "chatters", unplugged: "unplugged"})[p.trouble] || p.trouble}</span>`);
       const cls = ["seat", p.turn ? "turn" : "", p.penalised ? "penalised" : ""].join(" ");
       const led = `<div class="led${p.led.blink ? " blink" : ""}" style="--level:${p.led.level}" title="seat light"></div>`;
       return (
