@@ -436,18 +436,21 @@ class Recogniser:
         # The surest card of those read: sure first, then likelier.
         best = max(tried, key=lambda r: (r.card is not None, r.sure, r.confidence))
         if thorough and not best.sure:
-            best = self._among_outlines(image) or best
+            best = self._among_outlines(image, hint_mask) or best
         if best.card is not None and self._tops:
             self._fits.append(max(self._tops) >= FACE_FAIR)  # its picture, on the outline that fits best
         return best
 
-    def _among_outlines(self, image: np.ndarray) -> Reading | None:
-        """A still photo whose picked outline read no card surely: every other card-like outline
-        at every level is read, and the card is the one they read surely, if just one card is
-        (two cards read surely: the photo is ambiguous, and the table is asked)."""
+    def _among_outlines(self, image: np.ndarray, hint_mask: np.ndarray | None = None) -> Reading | None:
+        """A still photo (or the watch's last try before it asks) whose picked outline read no
+        card surely: every other card-like outline at every level (round the change, with a
+        `hint_mask`) is read, and the card is the one they read surely, if just one card is (two
+        cards read surely: the photo is ambiguous, and the table is asked)."""
         sure: list[Reading] = []
+        h, w = image.shape[:2]
         for f, level in _pyramid(image):
-            for quad in outline_candidates(level):
+            mask = hint_mask if hint_mask is None or f == 1 else hint_mask[: h // f * f : f, : w // f * f : f]
+            for quad in outline_candidates(level, mask):
                 reading = self._reading(*self._read_outline(level, quad), quad)
                 if reading.sure:
                     mapped = quad * f + (f - 1) / 2
