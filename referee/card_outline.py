@@ -29,7 +29,6 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from .opencv_compat import min_area_rect, remap_linear, warp_perspective
 from .render import ASPECT
 
 WARP_SIZE = (200, 280)
@@ -153,7 +152,7 @@ def _candidates(binary: np.ndarray, scale: float, mode: int, grow: float = 0.0) 
         area = cv2.contourArea(cnt)
         if area < min_area:
             continue
-        centre, (rw, rh), angle = min_area_rect(cnt)
+        centre, (rw, rh), angle = cv2.minAreaRect(cnt)
         area *= (rw + 2 * grow) * (rh + 2 * grow) / max(1.0, rw * rh)
         rw, rh = rw + 2 * grow, rh + 2 * grow
         # Loose: the sides are refined later, so a box a shadow or a notch of glare spoils will do.
@@ -426,7 +425,7 @@ def _profiles(image: np.ndarray, quad: np.ndarray, reach: tuple[int, int], along
     mx = (base[:, :, None, 0] + offs[None, None, :] * n[:, None, None, 0]).reshape(1, -1)
     my = (base[:, :, None, 1] + offs[None, None, :] * n[:, None, None, 1]).reshape(1, -1)
     # Only the profiles are sampled (from the colour image: no grey copy of the frame is made).
-    prof = remap_linear(image, mx, my)
+    prof = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     prof = prof.reshape(4, along, offs.size, 3).astype(np.float32) @ _GREY
     step = np.abs(prof[:, :, 1:] - prof[:, :, :-1])  # (4, along, m - 1): between offsets j, j + 1
     # A step counts where it is a local peak of its profile and strong enough.
@@ -626,7 +625,7 @@ def _paper_rim(image: np.ndarray, quad: np.ndarray) -> float:
     inner = centre + (quad - centre) * 0.95
     t = _spaced(0.2, 0.8, 16)[None, :, None]
     pts = (inner[:, None, :] + t * (inner[_NEXT] - inner)[:, None, :]).reshape(1, -1, 2)
-    grey = remap_linear(image, pts[..., 0], pts[..., 1])
+    grey = cv2.remap(image, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     grey = grey.reshape(4, -1, 3).astype(np.float32) @ _GREY
     # The median of each side's 16 samples, as np.median takes it (the two middle ones' mean).
     part = np.partition(grey, (7, 8), axis=1)
@@ -647,7 +646,7 @@ def _runs_on(image: np.ndarray, quad: np.ndarray) -> float:
     ] * n[:, None, None, :]
     h, w = image.shape[:2]
     flat = pts.reshape(1, -1, 2).astype(np.float32)
-    prof = remap_linear(image, flat[..., 0], flat[..., 1])
+    prof = cv2.remap(image, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     prof = prof.reshape(*pts.shape[:3], 3).astype(np.float32) @ _GREY
     steps = np.abs(np.diff(prof, axis=2))  # (4, 8, 6): steps between the 7 offsets
     # The line runs on where the strongest step across it lies on the line itself (within a
@@ -899,7 +898,7 @@ def _hint_box(hint_mask: np.ndarray) -> tuple[np.ndarray, tuple[int, int, int, i
         return None
     blob = max(contours, key=cv2.contourArea).astype(np.float32) * k
     x, y, bw, bh = cv2.boundingRect(blob)
-    return cv2.boxPoints(min_area_rect(blob)), (x, y, bw + k, bh + k)
+    return cv2.boxPoints(cv2.minAreaRect(blob)), (x, y, bw + k, bh + k)
 
 
 def _change_crop(
@@ -987,8 +986,7 @@ def warp_card(
     m = cv2.getPerspectiveTransform(quad, dst)
 
     def warp(matrix: np.ndarray, size: tuple[int, int], flags: int = cv2.INTER_LINEAR) -> np.ndarray:
-        # The same pixels on every OpenCV (referee/opencv_compat.py), not cv2.warpPerspective's own.
-        return warp_perspective(image, matrix, size, inverse_map=bool(flags & cv2.WARP_INVERSE_MAP))
+        return cv2.warpPerspective(image, matrix, size, flags=flags, borderMode=cv2.BORDER_REPLICATE)
 
     if regions is None:
         return warp(m, (w, h))
