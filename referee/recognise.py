@@ -436,7 +436,12 @@ class Recogniser:
         # The surest card of those read: sure first, then likelier.
         best = max(tried, key=lambda r: (r.card is not None, r.sure, r.confidence))
         if thorough and not best.sure:
-            best = self._among_outlines(image, hint_mask) or best
+            other = self._among_outlines(image, hint_mask)
+            # A card the picked outlines read, unsurely, that is not the one read surely elsewhere:
+            # the evidence disagrees (an outline of the card under it?), and the table is asked.
+            named = {r.card for r in tried if r.card is not None}
+            if other is not None and named <= {other.card}:
+                best = other
         if best.card is not None and self._tops:
             self._fits.append(max(self._tops) >= FACE_FAIR)  # its picture, on the outline that fits best
         return best

@@ -591,3 +591,18 @@ def test_two_cards_apart_each_read_surely_are_asked_not_guessed():
     frame = render.render_pile(placed, "green_cloth", rng, size=(640, 480), **CAMERA)
     assert len(recognise.outline_candidates(frame)) >= 2
     assert Recogniser()._among_outlines(frame) is None
+
+
+def test_an_outline_read_surely_that_disagrees_with_the_picked_ones_unsure_card_is_asked(monkeypatch):
+    # The picked outline read 8H, unsurely; another outline reads 7H surely (the card under the top
+    # one, whose own outline was missed?): the evidence disagrees, so the reading stays unsure.
+    rng = np.random.default_rng(3)
+    frame = single(parse_card("7H"), rng, angle=23, width=200, **CAMERA)
+    unsure = Reading(parse_card("8H"), 0.6, np.zeros((4, 2), np.float32), (("8H", -0.5),), False, False)
+    monkeypatch.setattr(Recogniser, "_recognise_level", lambda self, *a, **k: unsure)
+    reading = Recogniser().recognise(frame, thorough=True)
+    assert reading.card == parse_card("8H") and not reading.sure
+    # Had the picked outline read no card, the sure reading elsewhere would stand.
+    monkeypatch.setattr(Recogniser, "_recognise_level", lambda self, *a, **k: Reading(None, 0.0))
+    reading = Recogniser().recognise(frame, thorough=True)
+    assert reading.card == parse_card("7H") and reading.sure
