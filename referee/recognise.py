@@ -234,6 +234,19 @@ def _pyramid(image: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
         f *= LEVEL_STEP
 
 
+_LEVELS_BOUND = range(8)  # more pyramid levels than any frame has: "no level stopped it yet"
+
+
+def _stricter(reading: Reading, chances: int) -> Reading:
+    """A reading that is one of `chances` made of one photo (other levels, other outlines) is sure
+    only if it is that many times less likely wrong than SURE_AT allows one reading (a Bonferroni
+    bound: the chances together keep SURE_AT's odds)."""
+    if not reading.sure:
+        return reading
+    sure = reading.confidence >= 1.0 - (1.0 - SURE_AT) / max(1, chances)
+    return Reading(reading.card, reading.confidence, reading.quad, reading.ranked, sure, reading.agree)
+
+
 def _near_window_top(quad: np.ndarray, f: int) -> bool:
     """Whether an outline found at pyramid level `f` (in frame px) is near the top of the search's
     size window there: perhaps the frame printed on a card too big for that level."""
@@ -409,6 +422,7 @@ class Recogniser:
         self._tops.clear()
         h, w = image.shape[:2]
         tried: list[Reading] = []
+        stop = len(_LEVELS_BOUND)  # how many levels a reading that is not thorough would have read
         # An outline well inside the window with an index read is the card's, read or refused:
         # the next level would only read it again from fewer pixels. One with no index may be a
         # frame printed on a bigger card. (Going on down for every reading that was not sure, or
@@ -428,9 +442,14 @@ class Recogniser:
                 # A level pixel is f frame pixels; its centre lies (f - 1) / 2 into them.
                 quad = None if got.quad is None else got.quad * f + (f - 1) / 2
                 reading = Reading(got.card, got.confidence, quad, got.ranked, got.sure, got.agree)
+            if len(tried) > stop:
+                # A level read only because the photo was read thoroughly: one more chance for a
+                # wrong card to look sure, so it must be surer (_stricter).
+                reading = _stricter(reading, len(tried) + 1)
             tried.append(reading)
             if reading.quad is not None and reading.ranked and not _near_window_top(reading.quad, f):
                 refused = reading.card is None and reading.ranked[0][0] == UNKNOWN
+                stop = min(stop, len(tried))
                 if not thorough or reading.sure or refused:
                     break
         # The surest card of those read: sure first, then likelier.
@@ -451,15 +470,17 @@ class Recogniser:
         card surely: every other card-like outline at every level (round the change, with a
         `hint_mask`) is read, and the card is the one they read surely, if just one card is (two
         cards read surely: the photo is ambiguous, and the table is asked)."""
-        sure: list[Reading] = []
+        read: list[Reading] = []
         h, w = image.shape[:2]
         for f, level in _pyramid(image):
             mask = hint_mask if hint_mask is None or f == 1 else hint_mask[: h // f * f : f, : w // f * f : f]
             for quad in outline_candidates(level, mask):
-                reading = self._reading(*self._read_outline(level, quad), quad)
-                if reading.sure:
-                    mapped = quad * f + (f - 1) / 2
-                    sure.append(Reading(reading.card, reading.confidence, mapped, reading.ranked, True, True))
+                got = self._reading(*self._read_outline(level, quad), quad)
+                mapped = quad * f + (f - 1) / 2
+                read.append(Reading(got.card, got.confidence, mapped, got.ranked, got.sure, got.agree))
+        # Each outline read is one more chance for a wrong card to look sure: as many outlines, as
+        # much surer each must be (_stricter), so that all of them together are as sure as one.
+        sure = [r for r in (_stricter(r, len(read) + 1) for r in read) if r.sure]
         if len({r.card for r in sure}) != 1:
             return None
         return sure[0]
