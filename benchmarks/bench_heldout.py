@@ -31,7 +31,6 @@ import time
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
@@ -470,16 +469,6 @@ def figure_watch(sequences: int, lays: int, seed: int, command: str) -> None:
         f"{'wrong seat':>12}{'asked':>7}"
     )
     totals = [0, 0, 0, 0, 0, 0]
-    tries = saves = 0
-    spent: list[float] = []  # seconds, each last try (thread CPU time: other work may share the cores)
-
-    def timed(read: Any, *args: Any, **kwargs: Any) -> Any:
-        start = time.thread_time()
-        try:
-            return read(*args, **kwargs)
-        finally:
-            spent.append(time.thread_time() - start)
-
     for k, (deck, seats) in enumerate(WATCH[:sequences]):
         if deck not in hs.OWN_DECKS and deck not in available_themes():
             continue
@@ -490,9 +479,6 @@ def figure_watch(sequences: int, lays: int, seed: int, command: str) -> None:
         watcher = PileWatcher(
             lambda image, mask, seen=seen, r=recogniser: r.recognise(image, mask, frozenset(seen)),
             sides=clip.sides,
-            last_try=lambda image, mask, seen=seen, r=recogniser: timed(
-                r.recognise, image, mask, frozenset(seen), thorough=True
-            ),
         )
         got: list[WatchLay | WatchAsk] = []
         for index, image in enumerate(clip.frames()):
@@ -529,8 +515,6 @@ def figure_watch(sequences: int, lays: int, seed: int, command: str) -> None:
             f"  {deck:<16}{seats:>6}{clip.table:>8}{len(codes):>6}{missed:>8}{wrong:>7}{extra:>7}"
             f"{seat_wrong:>12}{asked:>7}"
         )
-        tries += watcher.last_tries
-        saves += watcher.last_saves
         for i, v in enumerate((len(codes), missed, wrong, extra, seat_wrong, asked)):
             totals[i] += v
     n, missed, wrong, extra, seat_wrong, asked = totals
@@ -538,12 +522,6 @@ def figure_watch(sequences: int, lays: int, seed: int, command: str) -> None:
         f"  all: missed {pct(missed, n)}, wrong {pct(wrong, n)}, extra {extra},"
         f" wrong or no seat {seat_wrong}, asked {pct(asked, n)}"
     )
-    print(f"  before asking, {tries} readings were read again thoroughly, {saves} of them surely then")
-    if spent:
-        print(
-            f"  a last try's cost (CPU): mean {1e3 * sum(spent) / len(spent):.0f} ms,"
-            f" max {1e3 * max(spent):.0f} ms, once per lay that would have been asked"
-        )
     print("  asked: a lay the watcher reported as not sure, which the referee asks the table to name.")
     print(
         f"  missed: a lay with no report within {STAMP_TOLERANCE} frames of its rest; wrong: read as another"

@@ -155,12 +155,9 @@ class CameraStage:
         self._noticed = 0  # how many of the camera's rests have been checked for a missed lay
         self.missed_lays = 0
         self.seen: set[str] = set()  # cards laid since the stack was last cleared: unlikely again
-
-        def read(image: Any, mask: Any, thorough: bool = False) -> Any:
-            return recogniser.recognise(image, mask, frozenset(self.seen), thorough=thorough)
-
         self.watcher = PileWatcher(
-            read, self.camera.watcher_sides, last_try=lambda image, mask: read(image, mask, True)
+            lambda image, mask: recogniser.recognise(image, mask, frozenset(self.seen)),
+            self.camera.watcher_sides,
         )
 
     def lay(self, t_rest: int, card: Card, seat: int, seen_seat: int | None) -> None:

@@ -237,6 +237,13 @@ def _pyramid(image: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
 _LEVELS_BOUND = range(8)  # more pyramid levels than any frame has: "no level stopped it yet"
 
 
+def _guess(reading: Reading) -> Reading:
+    """A reading made only because a photo was read thoroughly, as a guess: never sure. Held out,
+    about one in twenty of those that looked sure were wrong (docs/vision.md), where the first
+    reading's sure ones are wrong about one in 700: the referee shows the guess and asks."""
+    return Reading(reading.card, reading.confidence, reading.quad, reading.ranked, False, reading.agree)
+
+
 def _stricter(reading: Reading, chances: int) -> Reading:
     """A reading that is one of `chances` made of one photo (other levels, other outlines) is sure
     only if it is that many times less likely wrong than SURE_AT allows one reading (a Bonferroni
@@ -418,7 +425,9 @@ class Recogniser:
         sampled from the frame at a tenth of its pixels); its outline is mapped back.
 
         `thorough` (a still photo, `referee recognize`; never the watch, which reads the next frame
-        anyway): a reading that is not sure goes on down too, unless its index was refused."""
+        anyway): a reading that is not sure goes on down too, unless its index was refused, and
+        then every other card-like outline is read (`_among_outlines`). What only that finds is a
+        better guess to show, never sure: the table is asked (`_guess`)."""
         self._tops.clear()
         h, w = image.shape[:2]
         tried: list[Reading] = []
@@ -443,9 +452,9 @@ class Recogniser:
                 quad = None if got.quad is None else got.quad * f + (f - 1) / 2
                 reading = Reading(got.card, got.confidence, quad, got.ranked, got.sure, got.agree)
             if len(tried) > stop:
-                # A level read only because the photo was read thoroughly: one more chance for a
-                # wrong card to look sure, so it must be surer (_stricter).
-                reading = _stricter(reading, len(tried) + 1)
+                # A level read only because the photo is read thoroughly: its card may be the
+                # better guess, but never one to act on (_guess).
+                reading = _guess(reading)
             tried.append(reading)
             if reading.quad is not None and reading.ranked and not _near_window_top(reading.quad, f):
                 refused = reading.card is None and reading.ranked[0][0] == UNKNOWN
@@ -460,16 +469,16 @@ class Recogniser:
             # the evidence disagrees (an outline of the card under it?), and the table is asked.
             named = {r.card for r in tried if r.card is not None}
             if other is not None and named <= {other.card}:
-                best = other
+                best = _guess(other)
         if best.card is not None and self._tops:
             self._fits.append(max(self._tops) >= FACE_FAIR)  # its picture, on the outline that fits best
         return best
 
     def _among_outlines(self, image: np.ndarray, hint_mask: np.ndarray | None = None) -> Reading | None:
-        """A still photo (or the watch's last try before it asks) whose picked outline read no
-        card surely: every other card-like outline at every level (round the change, with a
-        `hint_mask`) is read, and the card is the one they read surely, if just one card is (two
-        cards read surely: the photo is ambiguous, and the table is asked)."""
+        """A still photo whose picked outline read no card surely: every other card-like outline
+        at every level (round the change, with a `hint_mask`) is read, and the card is the one
+        they read surely, if just one card is (two cards: no guess). The caller takes it only as
+        a guess (`_guess`)."""
         read: list[Reading] = []
         h, w = image.shape[:2]
         for f, level in _pyramid(image):

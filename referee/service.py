@@ -874,7 +874,6 @@ def _feed_camera(
             lambda image, mask: recogniser.recognise(image, mask, frozenset(seen)),
             sides=config.sides,
             fps=config.fps,
-            last_try=lambda image, mask: recogniser.recognise(image, mask, frozenset(seen), thorough=True),
         )
         live = config.camera == "camera" or (config.camera or "").isdigit()
         offset = clock.shift if live else None  # a file's own times: spacing kept

@@ -119,12 +119,7 @@ def cmd_watch(args: argparse.Namespace, out: TextIO) -> int:
         source = open_source(args.source, fps=args.fps)
     except SourceError as e:
         raise UserError(str(e)) from None
-    watcher = PileWatcher(
-        recognise,
-        sides=sides,
-        fps=args.fps or 30.0,
-        last_try=lambda image, mask: recogniser.recognise(image, mask, frozenset(seen), thorough=True),
-    )
+    watcher = PileWatcher(recognise, sides=sides, fps=args.fps or 30.0)
     live = args.source == "camera" or args.source.isdigit()
     if game is not None:
         out.write(json.dumps(game) + "\n")

@@ -193,7 +193,6 @@ class PileWatcher:
         start_empty: bool = True,
         reread_below: float = 0.6,
         rereads: int = 2,
-        last_try: Recognise | None = None,
     ) -> None:
         unknown = set(sides or {}) - set(EDGES)
         if unknown:
@@ -201,11 +200,6 @@ class PileWatcher:
         if settle_frames < 2:
             raise ValueError("settle_frames must be at least 2")
         self.recognise = recognise
-        # Before the table is asked, the rest's frame read once more, thoroughly (the recogniser's
-        # `thorough`: every card-like outline round the change): a one-off cost per question.
-        self.last_try = last_try
-        self.last_tries = 0  # readings that would have been asked, read again thoroughly
-        self.last_saves = 0  # ... and read surely then: not asked
         self.sides = dict(sides or {})
         self.fps = float(fps)
         self.width = int(width)
@@ -535,15 +529,6 @@ class PileWatcher:
             self.nudges += 1  # the card on top, moved: read surely or not, nothing was laid
             return []
         sure = p.sure and p.confidence >= self.min_confidence
-        if not sure and self.last_try is not None and p.image is not None:
-            self.last_tries += 1
-            card, confidence, again = _reading(self.last_try(p.image, p.mask))
-            if again and confidence >= self.min_confidence:
-                self.last_saves += 1
-                p, sure = p._replace(card=card, confidence=confidence, sure=True), True
-                if laid and card == laid[-1]:
-                    self.nudges += 1
-                    return []
         if sure and len(laid) >= 2 and p.card == laid[-2]:
             # The card under the top one is on top again: the top card was picked back up (a card
             # laid out of turn and taken back). Nothing was laid; the referee already took it back.

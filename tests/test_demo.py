@@ -196,11 +196,11 @@ def test_through_the_camera_cards_asked_and_misread_are_named_by_the_host_and_th
         strip(r.to_json()) for play in VirtualTable(players=3, seed=2, cap=60).play() for r in play.rulings
     ]
     stage = CameraStage(3, 2)
-    read, last_try = stage.watcher.recognise, stage.watcher.last_try
+    read = stage.watcher.recognise
     unsure = {"7H", "QS", "4D", "10C"}
     misread = {"9C": parse_card("2H")}
 
-    def recognise(image, mask, read=read):
+    def recognise(image, mask):
         reading = read(image, mask)
         if reading.card is not None and reading.card.code in unsure:
             return SimpleNamespace(card=reading.card, confidence=0.4, sure=False)
@@ -209,8 +209,6 @@ def test_through_the_camera_cards_asked_and_misread_are_named_by_the_host_and_th
         return reading
 
     stage.watcher.recognise = recognise
-    # The last try before asking reads as unsurely (the same doubts on the thorough reading).
-    stage.watcher.last_try = lambda image, mask: recognise(image, mask, last_try)
     heard = []
     demo = DemoTable(
         VirtualTable(players=3, seed=2, cap=60),

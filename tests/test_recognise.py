@@ -554,9 +554,10 @@ def test_a_profile_is_learnt_from_photos_of_cards_bigger_than_the_search_window(
 # A still photo (`referee recognize`): the other outlines, read ---------------------------------
 
 
-def test_a_still_photo_reads_the_card_an_outline_the_pick_missed_reads_surely(monkeypatch):
+def test_a_still_photo_guesses_the_card_an_outline_the_pick_missed_reads_surely(monkeypatch):
     # The picked outline finds nothing (as on a pile whose top card's edge is faint): the watch
-    # reads the next frame; a still photo reads the frame's other card-like outlines instead.
+    # reads the next frame; a still photo reads the frame's other card-like outlines instead, and
+    # shows the card they read as a guess, never sure (held out, about 1 in 20 of those was wrong).
     rng = np.random.default_rng(3)
     frame = single(parse_card("7H"), rng, angle=23, width=200, **CAMERA)
     monkeypatch.setattr(recognise, "find_top_card", lambda *a, **k: None)
@@ -564,7 +565,7 @@ def test_a_still_photo_reads_the_card_an_outline_the_pick_missed_reads_surely(mo
     fresh = Recogniser()
     assert fresh.recognise(frame).card is None
     reading = fresh.recognise(frame, thorough=True)
-    assert reading.card == parse_card("7H") and reading.sure
+    assert reading.card == parse_card("7H") and not reading.sure
     assert recognise.aspect_of(reading.quad) == pytest.approx(render.ASPECT, rel=0.04)
 
 
@@ -602,7 +603,7 @@ def test_an_outline_read_surely_that_disagrees_with_the_picked_ones_unsure_card_
     monkeypatch.setattr(Recogniser, "_recognise_level", lambda self, *a, **k: unsure)
     reading = Recogniser().recognise(frame, thorough=True)
     assert reading.card == parse_card("8H") and not reading.sure
-    # Had the picked outline read no card, the sure reading elsewhere would stand.
+    # Had the picked outline read no card, the card read elsewhere would be the guess.
     monkeypatch.setattr(Recogniser, "_recognise_level", lambda self, *a, **k: Reading(None, 0.0))
     reading = Recogniser().recognise(frame, thorough=True)
-    assert reading.card == parse_card("7H") and reading.sure
+    assert reading.card == parse_card("7H") and not reading.sure

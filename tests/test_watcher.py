@@ -12,7 +12,7 @@ import pytest
 from hardware.camera import Frame
 from referee.cards import deck, parse_card
 from referee.render import draw_hand, random_hand, render_lay_sequence
-from referee.watcher import PileWatcher, WatchAsk, WatchCleared, WatchLay, _blown_up
+from referee.watcher import PileWatcher, WatchCleared, WatchLay, _blown_up
 
 FPS = 30.0
 PERIOD_US = 1e6 / FPS
@@ -361,29 +361,3 @@ def test_the_hint_mask_at_full_size_is_the_working_mask_resized(size):
             small[y : y + int(rng.integers(1, 40)), x : x + int(rng.integers(1, 60))] = 255
         want = cv2.resize(small, size, interpolation=cv2.INTER_NEAREST)
         assert np.array_equal(_blown_up(small, size), want)
-
-
-# The last try before asking ----------------------------------------------------------------------
-
-
-def test_before_asking_the_rest_is_read_once_more_thoroughly_and_a_sure_reading_is_laid(game):
-    frames, truth = game
-    unreadable = DoubtfulFirst(frames, truth, doubtful=99, unreadable=True)
-    thorough = TruthRecogniser(frames, truth)
-    watcher = PileWatcher(unreadable, sides=SIDES, last_try=thorough)
-    events = run(watcher, frames) + watcher.finish()
-    assert [e.card for e in lays(events)] == [card for _, card, _ in truth]
-    assert [e.t_us for e in lays(events)] == [t for t, _, _ in truth]  # stamped at rest, as always
-    assert not any(isinstance(e, WatchAsk) for e in events)
-    assert watcher.last_tries == watcher.last_saves == thorough.calls == len(truth)
-
-
-def test_a_last_try_that_is_not_sure_either_still_asks(game):
-    frames, truth = game
-    unreadable = DoubtfulFirst(frames, truth, doubtful=99, unreadable=True)
-    still_unsure = DoubtfulFirst(frames, truth, doubtful=99, unreadable=True)
-    watcher = PileWatcher(unreadable, sides=SIDES, last_try=still_unsure)
-    events = run(watcher, frames) + watcher.finish()
-    assert lays(events) == []
-    assert [e.t_us for e in events if isinstance(e, WatchAsk)] == [t for t, _, _ in truth]
-    assert watcher.last_tries == len(truth) and watcher.last_saves == 0
