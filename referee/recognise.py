@@ -451,7 +451,7 @@ class Recogniser:
                 # A level pixel is f frame pixels; its centre lies (f - 1) / 2 into them.
                 quad = None if got.quad is None else got.quad * f + (f - 1) / 2
                 reading = Reading(got.card, got.confidence, quad, got.ranked, got.sure, got.agree)
-            if len(tried) > stop:
+            if len(tried) >= stop:
                 # A level read only because the photo is read thoroughly: its card may be the
                 # better guess, but never one to act on (_guess).
                 reading = _guess(reading)

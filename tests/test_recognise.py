@@ -1,5 +1,6 @@
 """The recogniser on frames from the project's own renderer, and (when installed) Debian's card art."""
 
+import itertools
 import shutil
 
 import cv2
@@ -605,5 +606,24 @@ def test_an_outline_read_surely_that_disagrees_with_the_picked_ones_unsure_card_
     assert reading.card == parse_card("8H") and not reading.sure
     # Had the picked outline read no card, the card read elsewhere would be the guess.
     monkeypatch.setattr(Recogniser, "_recognise_level", lambda self, *a, **k: Reading(None, 0.0))
+    reading = Recogniser().recognise(frame, thorough=True)
+    assert reading.card == parse_card("7H") and not reading.sure
+
+
+def test_a_level_read_only_because_a_photo_is_read_thoroughly_gives_a_guess_never_sure(monkeypatch):
+    # The frame's own level read a card unsurely (a quick reading would stop there); the next
+    # level, read only because the photo is read thoroughly, reads another card surely: a guess.
+    rng = np.random.default_rng(3)
+    frame = single(parse_card("7H"), rng, angle=23, width=400, **CAMERA)
+    quad = np.array([[100, 100], [300, 100], [300, 380], [100, 380]], np.float32)
+    levels = itertools.chain(
+        [
+            Reading(parse_card("8H"), 0.6, quad, (("8H", -0.5),), False, False),
+            Reading(parse_card("7H"), 0.999, quad / 2, (("7H", -0.001),), True, True),
+        ],
+        itertools.repeat(Reading(None, 0.0)),  # the smaller levels find nothing
+    )
+    monkeypatch.setattr(Recogniser, "_recognise_level", lambda self, *a, **k: next(levels))
+    monkeypatch.setattr(Recogniser, "_among_outlines", lambda self, *a, **k: None)
     reading = Recogniser().recognise(frame, thorough=True)
     assert reading.card == parse_card("7H") and not reading.sure
