@@ -254,6 +254,22 @@ def figures(values: list[int]) -> str:
     return f"p50 {q[49] / 1000:6.1f} ms   p99 {q[98] / 1000:6.1f} ms   max {max(values) / 1000:6.1f} ms"
 
 
+def configuration(args: argparse.Namespace, source: str, labels: tuple[str, str], **kwargs: Any) -> None:
+    """One configuration's games, every seed, and its two lines of figures."""
+    start = time.perf_counter()
+    press: list[int] = []
+    callback: list[int] = []
+    held = 0
+    for seed in range(1, args.seeds + 1):
+        p, c, h = one_game(args.players, seed, args.cap, source, CALLBACK_LAG_US, **kwargs)
+        press += p
+        callback += c
+        held += h
+    took = f"{time.perf_counter() - start:.0f} s"
+    print(f"  {SOURCES[source]:<18}  {labels[0]:<15}  {figures(press)}   ({len(press)} snap wins, {took})")
+    print(f"  {'':18}  {labels[1]:<15}  {figures(callback)}   ({held} more waited for a question)")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=3)
@@ -276,36 +292,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             print(f"Buttons bound by their declared latency ({declared:.0f} ms), as in `referee run`:")
         for source in args.sources.split(","):
-            start = time.perf_counter()
-            press: list[int] = []
-            callback: list[int] = []
-            held = 0
-            for seed in range(1, args.seeds + 1):
-                p, c, h = one_game(args.players, seed, args.cap, source, lag, edge_progress)
-                press += p
-                callback += c
-                held += h
-            name = f"{SOURCES[source]:<18}"
-            took = time.perf_counter() - start
-            print(f"  {name}  press -> LED     {figures(press)}   ({len(press)} snap wins, {took:.0f} s)")
-            print(f"  {'':18}  callback -> LED  {figures(callback)}   ({held} more waited for a question)")
+            configuration(args, source, ("press -> LED", "callback -> LED"), edge_progress=edge_progress)
     every = USB_RESOLUTION_US // 1000
     print(f"USB encoder (the double, polled every {every} ms), the reader reporting its progress:")
     tick = demo_table.EDGE_TICK_US
     demo_table.EDGE_TICK_US = TICK_US  # the reader sweeps every 4 ms while the loop waits
     try:
         for source in args.sources.split(","):
-            start = time.perf_counter()
-            press, callback, held = [], [], 0
-            for seed in range(1, args.seeds + 1):
-                p, c, h = one_game(args.players, seed, args.cap, source, lag, usb=True)
-                press += p
-                callback += c
-                held += h
-            name = f"{SOURCES[source]:<18}"
-            took = time.perf_counter() - start
-            print(f"  {name}  finger -> LED    {figures(press)}   ({len(press)} snap wins, {took:.0f} s)")
-            print(f"  {'':18}  report -> LED   {figures(callback)}   ({held} more waited for a question)")
+            configuration(args, source, ("finger -> LED", "report -> LED"), usb=True)
     finally:
         demo_table.EDGE_TICK_US = tick
     print("\nGoal (issue 19): with the camera on, press -> LED p50 <= 50 ms, p99 <= 80 ms.")
