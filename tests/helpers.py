@@ -101,6 +101,17 @@ def power_cut(folder: Any, keep: int, game: int = 1) -> None:
         journal._write_last(Last(game, keep, total, keep - 1, 1 << 30))
 
 
+def table_config(tmp_path: Any, extra: str = "", players: str = '["Ann", "Bob", "Cy"]') -> Any:
+    """A `referee run` config in `tmp_path`: mock pins, the journal in data/, no kiosk, and
+    `extra` TOML after the [service] table's keys."""
+    path = tmp_path / "referee.toml"
+    path.write_text(
+        f'[table]\nplayers = {players}\n[hardware]\npins = "mock"\n'
+        f'[service]\ndata_dir = "data"\nkiosk = false\n{extra}'
+    )
+    return path
+
+
 def service_config(folder: Any) -> Any:
     """A `referee run` config in `folder`: three players, mock pins, the journal in folder/data,
     no kiosk (the crash and stop tests' subprocesses)."""

@@ -22,6 +22,7 @@ from referee.cards import parse_card
 from referee.cli import main
 from referee.render import draw_card
 
+from .helpers import table_config as config
 from .test_image_files import _png_header
 
 REFEREE = Path(sys.executable).with_name("referee")
@@ -49,15 +50,6 @@ def one_line(err: str, *words: str) -> None:
     assert "Traceback" not in err
     for word in words:
         assert word in err, err
-
-
-def config(tmp_path: Path, extra: str = "", players: str = '["Ann", "Bob", "Cy"]') -> Path:
-    path = tmp_path / "referee.toml"
-    path.write_text(
-        f'[table]\nplayers = {players}\n[hardware]\npins = "mock"\n'
-        f'[service]\ndata_dir = "data"\nkiosk = false\n{extra}'
-    )
-    return path
 
 
 @pytest.fixture

@@ -25,14 +25,7 @@ from referee.rulings import GameWon
 from referee.script import adjudicate, event_to_json
 from referee.service import run_service
 
-
-def _config(tmp_path: Path, extra: str = "", players: str = '["Ann", "Bob", "Cy"]') -> Path:
-    path = tmp_path / "referee.toml"
-    path.write_text(
-        f'[table]\nplayers = {players}\n[hardware]\npins = "mock"\n'
-        f'[service]\ndata_dir = "data"\nkiosk = false\n{extra}'
-    )
-    return path
+from .helpers import table_config as _config
 
 
 def _demo_script(seed: int = 55) -> str:
