@@ -856,24 +856,14 @@ def _search(
     return _pick(scored, length, aspect)
 
 
-def outline_candidates(
-    image: np.ndarray, hint_mask: np.ndarray | None = None, limit: int = 12
-) -> list[np.ndarray]:
+def outline_candidates(image: np.ndarray, limit: int = 12) -> list[np.ndarray]:
     """Every card-like outline of the frame, not only the one `find_top_card` picks: each rough
     box, pair of sides and corner refined, as seen from straight above and tilted, whole at least
     _WHOLE and lying under no other (`_above`), the most whole first. For a still photo whose
     picked outline read no card surely (recognise, `thorough`): the reading chooses among them.
-    `limit` boxes of each kind are refined; about 0.1 to 0.7 s a 1280x720 frame. With a change
-    mask (the watch's new card), only round the change, and only outlines it covers."""
+    `limit` boxes of each kind are refined; about 0.1 to 0.7 s a 1280x720 frame."""
     if image is None or image.ndim != 3 or min(image.shape[:2]) < 40:
         return []
-    if hint_mask is not None and hint_mask.shape[:2] == image.shape[:2]:
-        crop = _change_crop(hint_mask, image.shape)
-        if crop is None:
-            return []
-        _, at, offset = crop
-        quads = outline_candidates(image[at], None, limit)
-        return [q + offset for q in quads if _covered(hint_mask[at], q) > 0.85]
     h, w = image.shape[:2]
     k = -(-w // WORK_WIDTH)
     small = cv2.resize(image, (w // k, h // k), interpolation=cv2.INTER_AREA) if k > 1 else image

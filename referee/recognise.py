@@ -464,7 +464,7 @@ class Recogniser:
         # The surest card of those read: sure first, then likelier.
         best = max(tried, key=lambda r: (r.card is not None, r.sure, r.confidence))
         if thorough and not best.sure:
-            other = self._among_outlines(image, hint_mask)
+            other = self._among_outlines(image)
             # A card the picked outlines read, unsurely, that is not the one read surely elsewhere:
             # the evidence disagrees (an outline of the card under it?), and the table is asked.
             named = {r.card for r in tried if r.card is not None}
@@ -474,16 +474,13 @@ class Recogniser:
             self._fits.append(max(self._tops) >= FACE_FAIR)  # its picture, on the outline that fits best
         return best
 
-    def _among_outlines(self, image: np.ndarray, hint_mask: np.ndarray | None = None) -> Reading | None:
+    def _among_outlines(self, image: np.ndarray) -> Reading | None:
         """A still photo whose picked outline read no card surely: every other card-like outline
-        at every level (round the change, with a `hint_mask`) is read, and the card is the one
-        they read surely, if just one card is (two cards: no guess). The caller takes it only as
-        a guess (`_guess`)."""
+        at every level is read, and the card is the one they read surely, if just one card is
+        (two cards: no guess). The caller takes it only as a guess (`_guess`)."""
         read: list[Reading] = []
-        h, w = image.shape[:2]
         for f, level in _pyramid(image):
-            mask = hint_mask if hint_mask is None or f == 1 else hint_mask[: h // f * f : f, : w // f * f : f]
-            for quad in outline_candidates(level, mask):
+            for quad in outline_candidates(level):
                 got = self._reading(*self._read_outline(level, quad), quad)
                 mapped = quad * f + (f - 1) / 2
                 read.append(Reading(got.card, got.confidence, mapped, got.ranked, got.sure, got.agree))
