@@ -23,6 +23,7 @@ Pure functions over BGR uint8 images, cheap enough for a Pi frame loop. Two stag
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from typing import NamedTuple
 
@@ -856,12 +857,15 @@ def _search(
     return _pick(scored, length, aspect)
 
 
-def outline_candidates(image: np.ndarray, limit: int = 12) -> list[np.ndarray]:
+def outline_candidates(
+    image: np.ndarray, limit: int = 12, boxes: Sequence[np.ndarray] = ()
+) -> list[np.ndarray]:
     """Every card-like outline of the frame, not only the one `find_top_card` picks: each rough
     box, pair of sides and corner refined, as seen from straight above and tilted, whole at least
     _WHOLE and lying under no other (`_above`), the most whole first. For a still photo whose
     picked outline read no card surely (recognise, `thorough`): the reading chooses among them.
-    `limit` boxes of each kind are refined; about 0.1 to 0.7 s a 1280x720 frame."""
+    `limit` boxes of each kind are refined; about 0.1 to 0.7 s a 1280x720 frame. `boxes`: more
+    rough boxes (frame px) to refine with them (the outline model's)."""
     if image is None or image.ndim != 3 or min(image.shape[:2]) < 40:
         return []
     h, w = image.shape[:2]
@@ -869,12 +873,13 @@ def outline_candidates(image: np.ndarray, limit: int = 12) -> list[np.ndarray]:
     small = cv2.resize(image, (w // k, h // k), interpolation=cv2.INTER_AREA) if k > 1 else image
     scale = small.shape[1] / w
     reach = int(max(20, round(16 / scale)))
-    boxes, edges, light = _rough(small, scale)
+    rough, edges, light = _rough(small, scale)
+    seeds = [np.asarray(b, np.float32) * scale for b in boxes] + rough
     if edges is not None:
         pairs, corners = _line_seeds(edges, light, scale)
-        boxes = [*boxes, *_likeliest(pairs, edges, limit), *_likeliest(corners, edges, limit)]
+        seeds += [*_likeliest(pairs, edges, limit), *_likeliest(corners, edges, limit)]
     found: list[_Quad] = []
-    for box in boxes:
+    for box in seeds:
         for tilted in (False, True):
             got = _refined(image, box / scale, (reach, reach), tilted=tilted)
             if got is None or got.support < _WHOLE:

@@ -132,16 +132,20 @@ def _shadow(frame: np.ndarray, rng: np.random.Generator, near: np.ndarray, kind:
     frame[:] = (frame * (1 - depth * mask[..., None])).clip(0, 255).astype(np.uint8)
 
 
-def scene(deck: str, code: str, rng: np.random.Generator, size_name: str | None = None) -> Scene:
+def scene(
+    deck: str, code: str, rng: np.random.Generator, size_name: str | None = None, scale: float = 1.0
+) -> Scene:
     """One frame: `code` on top of nothing, one card or a pile, on a random table, under a random
     light and a camera turned up to 25 degrees; its corners and conditions with it. A big card
-    (a phone photo of one card) lies wholly in the frame."""
+    (a phone photo of one card) lies wholly in the frame. `scale` shrinks the frame and its cards
+    alike (the outline model's training pictures are small: drawing them small is cheaper)."""
     size_name = size_name or str(rng.choice(list(SIZES), p=SIZE_P))
     out = (1280, 720) if size_name != "big" or rng.random() < 0.5 else (720, 1280)
+    out = (round(out[0] * scale), round(out[1] * scale))
     if size_name == "big":
         width = int(rng.uniform(0.5, 0.75) * min(out))
     else:
-        width = int(rng.uniform(*SIZES[size_name]))
+        width = int(rng.uniform(*SIZES[size_name]) * scale)
     kind = str(rng.choice(KINDS)) if size_name != "big" else str(rng.choice(("single", "pile")))
     degrees = float(rng.choice((0.0, rng.uniform(0, 15), rng.uniform(15, 25))))
     canvas = (int(out[0] * 1.5), int(out[1] * 1.5))
@@ -187,7 +191,7 @@ def scene(deck: str, code: str, rng: np.random.Generator, size_name: str | None 
         (corners >= 2).all() and (corners[:, 0] <= out[0] - 3).all() and (corners[:, 1] <= out[1] - 3).all()
     )
     if size_name == "big" and not inside:
-        return scene(deck, code, rng, size_name)
+        return scene(deck, code, rng, size_name, scale)
     balance = np.array([rng.uniform(0.85, 1.1), 1.0, rng.uniform(0.85, 1.15)], np.float32)
     frame = (frame * balance).clip(0, 255).astype(np.uint8)
     glare = float(rng.uniform(0.3, 0.8)) if rng.random() < 0.3 else 0.0
@@ -201,7 +205,7 @@ def scene(deck: str, code: str, rng: np.random.Generator, size_name: str | None 
         rng,
         lighting=float(rng.uniform(0, 0.5)),
         glare=glare,
-        blur=blur,
+        blur=blur * scale,
         noise=float(rng.uniform(1, 6)),
         jpeg_quality=int(rng.integers(60, 96)),
     )

@@ -1,0 +1,198 @@
+"""Train the outline model: a small convolutional network that marks the top card of a pile.
+
+    .venv/bin/python tools/train_outline_model.py data --n 6000 --out /tmp/outline-data.npz
+    python tools/train_outline_model.py train --data /tmp/outline-data.npz   (needs torch: see below)
+
+The pictures come from the generator that tunes (tools/tuning_scenes.py: the own renderer's styles
+and the index model's training themes, under issue 18's conditions), never from the one that grades
+(benchmarks/heldout_scenes.py). Training needs PyTorch (`pip install torch`, CPU build); it is a
+developer's tool, not a dependency of the referee: the weights ship as plain arrays in
+`referee/data/outline_model.npz` and `referee/outline_model.py` runs them with numpy alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from referee.outline_model import INPUT_WIDTH, MODEL_PATH, OUT_STRIDE, layer_names
+
+SCALE = 0.5  # scenes drawn at half size: the model sees them at 256 px wide anyway
+
+
+def sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """One training picture (landscape, INPUT_WIDTH wide) and the top card's cover at 1/OUT_STRIDE."""
+    import tuning_scenes as ts
+
+    rng = np.random.default_rng([seed, 18])
+    decks = ts.decks()
+    s = ts.scene(decks[int(rng.integers(len(decks)))], ts.CODES[int(rng.integers(52))], rng, scale=SCALE)
+    image, corners = s.image, s.corners.astype(np.float64)
+    if image.shape[0] > image.shape[1]:  # a portrait photo: the model sees every frame lying down
+        image = np.ascontiguousarray(image.transpose(1, 0, 2))
+        corners = corners[:, ::-1]
+    h, w = image.shape[:2]
+    size = (INPUT_WIDTH, round(INPUT_WIDTH * h / w))
+    small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    mask = np.zeros((size[1], size[0]), np.uint8)
+    pts = np.round(corners * (size[0] / w) * 16).astype(np.int32)
+    cv2.fillConvexPoly(mask, pts, 255, lineType=cv2.LINE_AA, shift=4)
+    cover = cv2.resize(mask, (size[0] // OUT_STRIDE, size[1] // OUT_STRIDE), interpolation=cv2.INTER_AREA)
+    return small, cover
+
+
+def make_data(n: int, out: Path, seed: int, jobs: int) -> None:
+    began = time.perf_counter()
+    with multiprocessing.Pool(jobs) as pool:
+        pairs = pool.map(sample, range(seed, seed + n), chunksize=20)
+    np.savez_compressed(out, images=np.stack([p[0] for p in pairs]), covers=np.stack([p[1] for p in pairs]))
+    print(f"{n} pictures in {time.perf_counter() - began:.0f} s: {out}")
+
+
+def train(data: Path, epochs: int, out: Path, seed: int, threads: int) -> None:
+    import torch
+    from torch import nn
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    arrays = np.load(data)
+    images = torch.from_numpy(arrays["images"]).permute(0, 3, 1, 2).float() / 255 - 0.5
+    covers = arrays["covers"].astype(np.float32) / 255
+    k = covers.shape[1] // (arrays["images"].shape[1] // OUT_STRIDE)
+    if k > 1:  # drawn for a finer model: the mean of each k x k block
+        n_, h_, w_ = covers.shape
+        covers = covers.reshape(n_, h_ // k, k, w_ // k, k).mean(axis=(2, 4))
+    covers = torch.from_numpy(covers)[:, None]
+    n = len(images)
+    held = max(1, n // 20)  # a few pictures to watch the loss on, never trained on
+    order = torch.randperm(n)
+    val_i, train_i = order[:held], order[held:]
+
+    class Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            c = nn.Conv2d
+            self.layers = nn.ModuleDict(
+                {
+                    "enc1": c(3, 12, 3, 2, 1),
+                    "enc2": c(12, 24, 3, 2, 1),
+                    "enc3": c(24, 32, 3, 2, 1),
+                    "ctx1": c(32, 32, 3, 1, 2, dilation=2),
+                    "ctx2": c(32, 32, 3, 1, 4, dilation=4),
+                    "ctx3": c(32, 32, 3, 1, 8, dilation=8),
+                    "up": c(32 + 24, 16, 3, 1, 1),
+                    "head": c(16, 1, 1),
+                }
+            )
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            f = self.layers
+            r = torch.relu
+            e1 = r(f["enc1"](x))
+            e2 = r(f["enc2"](e1))
+            e3 = r(f["enc3"](e2))
+            x = r(f["ctx1"](e3))
+            x = r(f["ctx2"](x)) + x
+            x = r(f["ctx3"](x)) + x
+            x = nn.functional.interpolate(x, size=e2.shape[2:], mode="nearest")
+            x = r(f["up"](torch.cat([x, e2], 1)))
+            return f["head"](x)
+
+    net = Net()
+    assert list(net.layers) == layer_names()
+    opt = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-4)
+    steps = epochs * (len(train_i) // 32)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
+
+    def loss_of(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        logits = net(x)
+        bce = nn.functional.binary_cross_entropy_with_logits(logits, y)
+        p = torch.sigmoid(logits)
+        dice = 1 - (2 * (p * y).sum((1, 2, 3)) + 1) / (p.sum((1, 2, 3)) + y.sum((1, 2, 3)) + 1)
+        return bce + dice.mean()
+
+    began = time.perf_counter()
+    for epoch in range(epochs):
+        net.train()
+        perm = train_i[torch.randperm(len(train_i))]
+        total = 0.0
+        for k in range(len(perm) // 32):
+            idx = perm[k * 32 : (k + 1) * 32]
+            x, y = images[idx], covers[idx]
+            if torch.rand(()) < 0.5:  # mirror: a card's outline has no handedness
+                x, y = x.flip(3), y.flip(3)
+            if torch.rand(()) < 0.5:
+                x, y = x.flip(2), y.flip(2)
+            # light and white balance the scenes did not draw
+            x = (x + 0.5) * (0.75 + 0.5 * torch.rand(len(x), 3, 1, 1)) + 0.1 * (
+                torch.rand(len(x), 1, 1, 1) - 0.5
+            )
+            x = x.clamp(0, 1) - 0.5
+            loss = loss_of(x, y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach())
+        net.eval()
+        with torch.no_grad():
+            val = float(loss_of(images[val_i], covers[val_i]))
+            p = torch.sigmoid(net(images[val_i])) > 0.5
+            t = covers[val_i] > 0.5
+            iou = float((p & t).sum() / (p | t).sum().clamp(min=1))
+        print(
+            f"epoch {epoch + 1}/{epochs}: train {total / max(1, len(perm) // 32):.4f}, "
+            f"held {val:.4f}, IoU {iou:.3f}, {time.perf_counter() - began:.0f} s",
+            flush=True,
+        )
+    weights = {}
+    for name, layer in net.layers.items():
+        weights[f"{name}.w"] = layer.weight.detach().numpy().astype(np.float32)
+        weights[f"{name}.b"] = layer.bias.detach().numpy().astype(np.float32)
+    np.savez_compressed(out, **weights)
+    # the shipped forward pass (numpy) must give what torch gives
+    from referee import outline_model
+
+    outline_model.MODEL_PATH = out
+    outline_model._weights.cache_clear()
+    raw = arrays["images"][int(val_i[0])]
+    mine, _ = outline_model.cover(raw)
+    with torch.no_grad():
+        theirs = torch.sigmoid(net(images[val_i[:1]]))[0, 0].numpy()
+    print(f"wrote {out}; numpy against torch: largest difference {np.abs(mine - theirs).max():.2e}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("data", help="draw training pictures")
+    d.add_argument("--n", type=int, default=6000)
+    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--jobs", type=int, default=2)
+    d.add_argument("--out", type=Path, required=True)
+    t = sub.add_parser("train", help="train on them (needs torch)")
+    t.add_argument("--data", type=Path, required=True)
+    t.add_argument("--epochs", type=int, default=30)
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--threads", type=int, default=2)
+    t.add_argument("--out", type=Path, default=MODEL_PATH)
+    args = parser.parse_args(argv)
+    if args.command == "data":
+        make_data(args.n, args.out, args.seed, args.jobs)
+    else:
+        train(args.data, args.epochs, args.out, args.seed, args.threads)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
