@@ -83,7 +83,8 @@ def test_the_shipped_model_marks_the_top_card_of_a_pile(portrait: bool) -> None:
     assert marks is not None
     assert marks[0].shape[0] > marks[0].shape[1] if portrait else marks[0].shape[0] < marks[0].shape[1]
     assert outline_model.agreement(marks, truth) > 0.6
-    under_truth = offs @ np.array([[np.cos(0.26), np.sin(0.26)], [-np.sin(0.26), np.cos(0.26)]]).T + [600, 330]
+    b = np.radians(15)
+    under_truth = offs @ np.array([[np.cos(b), np.sin(b)], [-np.sin(b), np.cos(b)]]).T + [600, 330]
     if portrait:
         under_truth = under_truth[:, ::-1]
     assert outline_model.agreement(marks, under_truth) < outline_model.agreement(marks, truth)
