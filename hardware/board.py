@@ -112,9 +112,7 @@ def noisy_outputs(outputs: Sequence[tuple[str, int]]) -> list[str]:
     out = []
     for key, pin in outputs:
         if pin in PULLED_UP_AT_BOOT:
-            out.append(
-                f"{key}: BCM {pin} is pulled up at power-up: an LED there glows till the referee runs"
-            )
+            out.append(f"{key}: BCM {pin} is pulled up at power-up: an LED there glows till the referee runs")
         elif pin in DRIVEN_AT_BOOT:
             out.append(f"{key}: BCM {pin} is {DRIVEN_AT_BOOT[pin]}, so an LED there can blink at boot")
     return out

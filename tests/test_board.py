@@ -144,7 +144,8 @@ def test_quiet_output_pins_are_the_pulled_down_ones_less_the_uart():
     lines = noisy_outputs([("seat[0].led", 4), ("status.red", 14), ("buzzer.pin", 18)])
     assert lines == [
         "seat[0].led: BCM 4 is pulled up at power-up: an LED there glows till the referee runs",
-        "status.red: BCM 14 is UART TX: the serial console drives it at boot, so an LED there can blink at boot",
+        "status.red: BCM 14 is UART TX: the serial console drives it at boot, "
+        "so an LED there can blink at boot",
     ]
 
 
