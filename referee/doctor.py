@@ -505,7 +505,11 @@ def gather(config_path: str = CONFIG, probes: int = FSYNC_PROBES) -> Facts:
 def _gather_profile(facts: dict[str, Any], config: Any) -> None:
     from calibration.profile import TableProfileError, default_profile_path, table_part
 
-    path = default_profile_path()
+    try:
+        path = default_profile_path()
+    except TableProfileError as e:  # its folder may not be looked into
+        facts["profile_error"] = " ".join(str(e).split())
+        return
     if config is not None and config.profile is not None:
         path = config.profile
     try:
