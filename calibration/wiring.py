@@ -16,6 +16,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from hardware.board import PORTABLE_PWM_PINS, Board, noisy_outputs
 from hardware.usb_buttons import USB_RESOLUTION_US, UsbDevice, key_code, key_name
 from referee.engine import MAX_PLAYERS, MIN_PLAYERS
 
@@ -25,7 +26,7 @@ DEFAULT_PATH = Path(__file__).with_name("wiring.default.toml")
 
 GPIO_PINS = range(2, 28)  # BCM GPIOs on the 40-pin header (0 and 1 are the HAT EEPROM's)
 EEPROM_PINS = {0: "ID_SD", 1: "ID_SC"}
-HARDWARE_PWM_PINS = (12, 13, 18, 19)
+HARDWARE_PWM_PINS = PORTABLE_PWM_PINS  # 12, 13, 18, 19: hardware PWM on a Pi 4 and a Pi 5 alike
 # Allowed (these buses are off unless enabled), but the 4-seat default leaves them free.
 BUS_PINS = {
     2: "I2C SDA",
@@ -52,6 +53,7 @@ _BUZZER_KEYS = ("pin", "kind")
 _STATUS_KEYS = ("red", "green", "blue")
 _USB_KEYS = ("device", "resolution_ms")
 _TOP_KEYS = ("seat", "buzzer", "status", "usb")
+_BOARD_NAMES = {"pi5": "Pi 5", "pi4": "Pi 4", "older": "Pi 3 or earlier"}
 MAX_RESOLUTION_MS = 100  # a polling interval past this is no snap button
 
 
@@ -139,6 +141,14 @@ class Wiring:
     def leds(self) -> tuple[int, ...]:
         return tuple(s.led for s in self.seats)
 
+    def outputs(self) -> list[tuple[str, int]]:
+        """Every output (LEDs, buzzer, status LED) as (key, pin), in file order."""
+        return [(key, pin) for key, pin in _uses(self) if not key.endswith(".button")]
+
+    def boot_glow(self) -> list[str]:
+        """One line per output on a pin that is not quiet at power-up (hardware/board.py)."""
+        return noisy_outputs(self.outputs())
+
     def pins(self) -> dict[int, str]:
         """Every pin used, in file order, with the key that uses it (`seat[0].button`)."""
         return {pin: key for key, pin in _uses(self)}
@@ -212,21 +222,22 @@ DEFAULT_WIRING = default_wiring(4)
 # Reading and checking -----------------------------------------------------------------------
 
 
-def load_wiring(path: str | PathLike[str]) -> Wiring:
-    """Read and check a wiring file; WiringError (one line naming the file) on any problem."""
-    return parse_wiring(read_toml(path, WiringError), str(path))
+def load_wiring(path: str | PathLike[str], board: Board | None = None) -> Wiring:
+    """Read and check a wiring file; WiringError (one line naming the file) on any problem.
+    `board`: the Pi it is for (its hardware PWM pins); None: any supported Pi."""
+    return parse_wiring(read_toml(path, WiringError), str(path), board)
 
 
-def parse_wiring(data: Mapping[str, Any], source: str) -> Wiring:
+def parse_wiring(data: Mapping[str, Any], source: str, board: Board | None = None) -> Wiring:
     """Check a decoded wiring file in full (pure); WiringError names `source` and the key."""
     try:
-        return _parse(data)
+        return _parse(data, board)
     except Bad as bad:
         where = f"{source}: {bad.key}" if bad.key else source
         raise WiringError(f"{where}: {bad.what}") from None
 
 
-def _parse(data: Mapping[str, Any]) -> Wiring:
+def _parse(data: Mapping[str, Any], board: Board | None = None) -> Wiring:
     need_table(data, "", "a table")
     known(data, "", _TOP_KEYS)
     if "seat" not in data:
@@ -241,7 +252,7 @@ def _parse(data: Mapping[str, Any]) -> Wiring:
         raise Bad("seat", f"{n} seats, at most {MAX_PLAYERS}")
     usb = _usb(data["usb"]) if "usb" in data else ()
     seats = tuple(_seat(t, f"seat[{i}]", usb) for i, t in enumerate(tables))
-    buzzer = _buzzer(data["buzzer"]) if "buzzer" in data else None
+    buzzer = _buzzer(data["buzzer"], board) if "buzzer" in data else None
     status = _status(data["status"]) if "status" in data else None
     wiring = Wiring(seats, buzzer, status, usb)
 
@@ -331,7 +342,7 @@ def _usb(tables: Any) -> tuple[UsbWiring, ...]:
     return tuple(out)
 
 
-def _buzzer(table: Any) -> BuzzerWiring:
+def _buzzer(table: Any, board: Board | None = None) -> BuzzerWiring:
     need_table(table, "buzzer", "a table ([buzzer])")
     known(table, "buzzer", _BUZZER_KEYS)
     required(table, "buzzer", _BUZZER_KEYS, "the buzzer needs pin and kind")
@@ -339,9 +350,13 @@ def _buzzer(table: Any) -> BuzzerWiring:
     kind = table["kind"]
     if not isinstance(kind, str) or kind not in BUZZER_KINDS:
         raise Bad("buzzer.kind", f'must be "tonal" or "active", not {show(kind)}')
-    if kind == "tonal" and pin not in HARDWARE_PWM_PINS:
+    pwm = board.pwm_pins if board is not None else HARDWARE_PWM_PINS
+    if kind == "tonal" and pin not in pwm:
         # Software PWM on any other pin gives wobbly tones.
-        raise Bad("buzzer.pin", f"a tonal buzzer needs a hardware PWM pin (BCM 12, 13, 18 or 19), not {pin}")
+        name = _BOARD_NAMES.get(board.family) if board is not None else None
+        on = f" on a {name}" if name else ""
+        pins = ", ".join(map(str, pwm[:-1])) + f" or {pwm[-1]}"
+        raise Bad("buzzer.pin", f"a tonal buzzer needs a hardware PWM pin (BCM {pins}{on}), not {pin}")
     return BuzzerWiring(pin, kind)
 
 

@@ -11,7 +11,12 @@ from __future__ import annotations
 
 from gpiozero.pins.mock import MockFactory, MockPin, MockPWMPin, PinState
 
+from .board import Board
 from .clock import Clock
+
+# A revision code per board family, for a MockFactory that plays that board (gpiozero's own
+# tables: its header, its model). "older": a Pi 3 B+.
+MOCK_REVISIONS = {"pi5": "d04170", "pi4": "c03114", "older": "a020d3"}
 
 
 def ticks_to_us(ticks: float) -> int:
@@ -82,8 +87,9 @@ class VirtualPWMPin(_VirtualTime, MockPWMPin):
 class VirtualFactory(MockFactory):
     """gpiozero's MockFactory on our clock: every pin can PWM, as lgpio's can in software."""
 
-    def __init__(self, clock: Clock, pwm: bool = True) -> None:
-        super().__init__(pin_class=VirtualPWMPin if pwm else VirtualPin)
+    def __init__(self, clock: Clock, pwm: bool = True, board: Board | None = None) -> None:
+        revision = MOCK_REVISIONS.get(board.family) if board is not None else None
+        super().__init__(revision=revision, pin_class=VirtualPWMPin if pwm else VirtualPin)
         self.clock = clock
 
     def ticks(self) -> float:  # type: ignore[override]

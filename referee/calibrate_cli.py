@@ -538,6 +538,7 @@ def _run_buttons(
     from calibration.sim_buttons import drive_buttons_sim
     from calibration.steps_buttons import ANSWER, PRESSES_PER_SEAT, ButtonsStep, free_pins, usb_candidates
     from calibration.wizard import PacedClock
+    from hardware.board import gpio_factory
     from hardware.clock import MonotonicClock
 
     presses = presses or PRESSES_PER_SEAT
@@ -563,6 +564,7 @@ def _run_buttons(
             front.show,
             lambda inbox: queue_wait(inbox, clock, lambda: front.meanwhile(step.prompt())),
             front.say,
+            pin_factory=gpio_factory(),  # lgpio on the header's own chip (a Pi 5's is 0 or 4)
         )
     return result, time.perf_counter() - started
 

@@ -25,6 +25,7 @@ from typing import Any, NamedTuple, TextIO
 from gpiozero.exc import PinFactoryFallback
 
 from calibration.wiring import WiringError, describe_wiring, load_wiring
+from hardware.board import Board, gpio_factory, read_board
 from hardware.buttons import ButtonTrouble, Debouncer, Edge, Press, SnapButtons
 from hardware.clock import Clock, MonotonicClock, VirtualClock
 from hardware.pins import VirtualFactory
@@ -111,10 +112,12 @@ def run_hw_test(
     clock: Clock | None = None,
     factory: Any = None,
     usb_system: Any = None,
+    board: Board | None = None,
 ) -> int:
     path = args.wiring or default_wiring_path()
+    board = board or read_board()
     try:
-        wiring = load_wiring(path)
+        wiring = load_wiring(path, board)
     except WiringError as e:
         raise UserError(str(e)) from None
 
@@ -124,10 +127,17 @@ def run_hw_test(
 
     if args.mock and factory is None:
         clock = clock or VirtualClock(1_000_000)
-        factory = VirtualFactory(clock)
+        factory = VirtualFactory(clock, board=board)
+    elif factory is None:
+        factory = gpio_factory()  # lgpio on the header's own chip (a Pi 5's is 0 or 4)
     clock = clock or MonotonicClock()
+    if board.model:
+        chip = getattr(factory, "chip", None)
+        say(f"Board: {board.model}" + (f", GPIO chip {chip}" if isinstance(chip, int) else ""))
     say(f"Wiring from {path}:")
     say(describe_wiring(wiring))
+    for line in wiring.boot_glow():
+        say(f"note: {line}")
     with warnings.catch_warnings(record=True) as fallbacks:
         # gpiozero warns once per pin library it cannot load; one line below says it all.
         warnings.simplefilter("always", PinFactoryFallback)

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from hardware.board import gpio_factory
 from hardware.buttons import ButtonTrouble, Edge, SnapButtons
 from hardware.clock import Clock, MonotonicClock, VirtualClock
 from hardware.pins import VirtualFactory
@@ -547,7 +548,7 @@ def _judge_live(
     state = judging.state
     base = clock or MonotonicClock()
     game_clock = GameClock(base, state.now - base.now_us())
-    factory = VirtualFactory(base) if config.pins == "mock" else None
+    factory = VirtualFactory(base) if config.pins == "mock" else gpio_factory()  # the header's chip
     signals: Any = _open_signals(config, factory)
     if kiosk is not None:
         signals = MirroredSignals(signals, kiosk.hub)
