@@ -32,7 +32,7 @@ from .loop import EventError
 from .presets import UnknownPreset, rules_for
 from .questions import Judging
 from .replay import replay, untold
-from .ruling_text import AWARD_WORDS, IGNORED_WORDS, REASON_WORDS, count_words, pile, say
+from .ruling_text import AWARD_WORDS, IGNORED_WORDS, REASON_WORDS, count_words, pile, say, slapper
 from .rulings import (
     Burned,
     Corrected,
@@ -66,8 +66,16 @@ def clock_text(t_us: int) -> str:
     return f"{minutes:2d}:{rest / 1e6:06.3f}"
 
 
-def describe(ruling: Ruling, names: Sequence[str], after: Sequence[Ruling] = ()) -> Text:
-    """One log line for a ruling. `after` is what followed it (to name a runner-up)."""
+def describe(
+    ruling: Ruling,
+    names: Sequence[str],
+    after: Sequence[Ruling] = (),
+    before: Sequence[Ruling] = (),
+    calls: bool = True,
+) -> Text:
+    """One log line for a ruling. `after` is what followed it (to name a runner-up), `before`
+    what came before it in its event (to name a wrong slap's seat); `calls`: the game has
+    calling out (else a lay's call is not shown)."""
 
     def who(seat: int) -> Text:
         return Text(f"{names[seat]:<4}", style=f"bold {COLOURS[seat % len(COLOURS)]}")
@@ -76,7 +84,9 @@ def describe(ruling: Ruling, names: Sequence[str], after: Sequence[Ruling] = ())
     if type(ruling) is Laid:
         line += who(ruling.seat)
         line += Text(f" lays {ruling.card.symbol:<4}", style="bold" if ruling.out_of_turn else "")
-        line += Text(f" call {ruling.call:>2}", style="bold green" if ruling.card.rank == ruling.call else "")
+        if calls:
+            matched = ruling.card.rank == ruling.call
+            line += Text(f" call {ruling.call:>2}", style="bold green" if matched else "")
         if ruling.count_out is not None:
             line += Text(f"  {count_words(ruling)}", style="yellow")
         if ruling.out_of_turn:
@@ -101,6 +111,8 @@ def describe(ruling: Ruling, names: Sequence[str], after: Sequence[Ruling] = ())
                 line += Text(f" — beats {names[runner_up]} by {ruling.margin_us / 1000:.1f} ms")
         else:
             how = AWARD_WORDS.get(ruling.by, f"by {ruling.by}")
+            if ruling.by == "penalty" and (seat := slapper(before)) is not None:
+                how = f"by penalty: {names[seat]}'s wrong slap"
             line += Text(f" takes {_cards(ruling.cards)} {how}{pile(ruling)}", style="green")
     elif type(ruling) is Penalty:
         line += who(ruling.seat)
@@ -280,6 +292,7 @@ def _play(
             )
         )
     summary = Summary(names)
+    calls = rules_for(table.rules).options.slap_calling_out  # else a lay's call means nothing
     started = clock.now_us()
     origin: list[int] = []  # the table time the demo's clock started at (later on a resume)
     point = _resume_point(journal, table, args.new_game or not resume)
@@ -294,7 +307,7 @@ def _play(
             summary.add(ruling)
             if args.quiet and type(ruling) is not GameWon:
                 continue
-            console.print(describe(ruling, names, batch[i + 1 :]))
+            console.print(describe(ruling, names, batch[i + 1 :], batch[:i], calls))
             if type(ruling) is StackWon:
                 piles = " · ".join(f"{names[s]} {n}" for s, n in enumerate(after.hands))
                 console.print(Text(f"{'':11}piles: {piles}", style="dim"))
