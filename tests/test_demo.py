@@ -2,6 +2,7 @@
 
 import argparse
 import io
+import json
 import random
 
 from hardware.clock import VirtualClock
@@ -220,3 +221,182 @@ def test_through_the_camera_cards_asked_and_misread_are_named_by_the_host_and_th
     assert demo.questions >= 3 and stage.asked >= 3
     assert stage.wrong == 1 and demo.corrections >= 1
     assert [strip(r) for r in told(heard)] == truth
+
+
+# A new deal each run, the winner screen kept, the same clock, the games listed (issue 21, item 8) ---
+
+
+def test_without_a_seed_each_run_deals_anew_and_prints_the_seed_to_play_it_again(tmp_path):
+    from referee.demo import fresh_seed
+
+    assert len({fresh_seed() for _ in range(50)}) > 1 and all(1 <= fresh_seed() <= 99_999 for _ in range(50))
+    drawn, given = io.StringIO(), io.StringIO()
+    assert run_demo(demo_args(seed=None, data_dir=str(tmp_path / "a")), drawn, seeds=lambda: 4) == 0
+    assert "seed 4" in drawn.getvalue() and "--seed 4 deals this game again" in drawn.getvalue()
+    assert run_demo(demo_args(seed=4, data_dir=str(tmp_path / "b")), given, seeds=lambda: 9) == 0
+    assert "deals this game again" not in given.getvalue()  # a seed given is known already
+
+    def game(out):  # the log and the summary, the seed's own line aside
+        return [line for line in out.getvalue().splitlines() if "deals this game again" not in line]
+
+    assert game(drawn) == game(given)
+
+
+def test_a_script_without_a_seed_says_its_seed_aside(capsys):
+    from referee.cli import main
+
+    assert main(["demo", "--script", "--players", "2", "--cap", "3"]) == 1
+    out, err = capsys.readouterr()
+    seed = int(err.split("seed ")[1].split()[0])
+    assert err == f"referee demo: seed {seed} (--seed {seed} deals this game again)\n"
+    assert main(["demo", "--script", "--players", "2", "--cap", "3", "--seed", str(seed)]) == 1
+    assert capsys.readouterr() == (out, "")
+
+
+def test_a_stopped_game_resumes_with_its_own_seed_when_none_is_given(tmp_path):
+    from referee.journal import Journal
+
+    from .helpers import power_cut
+
+    args = demo_args(seed=None, data_dir=str(tmp_path))
+    assert run_demo(args, io.StringIO(), seeds=lambda: 4) == 0
+    power_cut(tmp_path, 300)
+    out = io.StringIO()
+    assert run_demo(args, out, seeds=lambda: 77) == 0  # a new deal would be seed 77
+    assert "Resuming game 1" in out.getvalue() and "seed 4" in out.getvalue()
+    with Journal.open(tmp_path) as journal:
+        (game,) = journal.games()
+    assert game.status == "won" and "seed 4," in game.source
+
+
+class StopWhenLingering:
+    """A StopRequest whose Ctrl-C comes as the winner screen starts to linger, after `look`
+    has read the page's state (the server still serving it)."""
+
+    def __init__(self, look):
+        from referee.stopping import StopRequest
+
+        self.request = StopRequest()
+        self.look = look
+        self.seen = None
+        outer = self
+
+        class Stop(type(self.request)):
+            def on_stop(self, hook):
+                outer.seen = outer.look()
+                self.request(2)  # SIGINT
+                return super().on_stop(hook)
+
+        self.request.__class__ = Stop
+
+
+def test_the_winner_screen_stays_served_until_ctrl_c_which_says_what_was_kept(tmp_path):
+    import json
+    import urllib.request
+
+    from referee import demo
+
+    served = {}
+    real = demo._kiosk
+
+    def kiosk(*args, **kwargs):
+        served["kiosk"] = real(*args, **kwargs)
+        return served["kiosk"]
+
+    def look():
+        with urllib.request.urlopen(served["kiosk"].server.url + "api/state", timeout=10) as answer:
+            return json.loads(answer.read())
+
+    stopping = StopWhenLingering(look)
+    out = io.StringIO()
+    args = demo_args(headless=False, linger=float("inf"), data_dir=str(tmp_path), seed=2)
+    demo._kiosk, restore = kiosk, demo._kiosk
+    try:
+        assert run_demo(args, out, stop=stopping.request) == 0  # the game was won: Ctrl-C ends the show
+    finally:
+        demo._kiosk = restore
+    text = " ".join(out.getvalue().split())
+    view = stopping.seen
+    winner = view["winner"]["name"]
+    assert f"{winner} wins after" in text and "The kiosk page stays at http://127.0.0.1:" in text
+    assert "Ctrl-C ends the demo" in text
+    assert (
+        f"Stopped (SIGINT). Kept in the journal {tmp_path / 'journal.sqlite3'}: game 1, won by {winner}"
+        in text
+    )
+    assert f"`referee games --data-dir {tmp_path}` lists it" in text
+    # The kiosk's clock is the terminal's: each ruling the page lists is at the time the log printed.
+    printed = {}
+    for line in out.getvalue().splitlines():
+        parts = line.split()
+        if parts and parts[0].count(":") == 1 and parts[0].replace(":", "").replace(".", "").isdigit():
+            printed.setdefault(" ".join(parts[1:]), set()).add(parts[0])
+    for entry in view["log"]:
+        clocks = printed.get(" ".join(entry["text"].split()))
+        assert clocks, entry
+        m, s = entry["clock"].split(":")
+        assert any(
+            abs(int(m) * 60 + float(s) - (int(c.split(":")[0]) * 60 + float(c.split(":")[1]))) <= 0.05
+            for c in clocks
+        ), (entry, clocks)
+
+
+def test_no_linger_without_a_terminal_and_none_when_asked(tmp_path):
+    for linger in (None, 0.0):
+        out = io.StringIO()
+        args = demo_args(headless=False, linger=linger, data_dir=str(tmp_path / str(linger)), seed=2)
+        assert run_demo(args, out) == 0
+        assert "stays at" not in out.getvalue()
+
+
+def test_the_demos_games_are_listed_with_local_time_duration_lays_and_winner(capsys):
+    from datetime import timedelta, timezone
+
+    from referee.cli import main
+    from referee.service_cli import _game_line
+
+    assert main(["games"]) == 2  # no journal for `referee run` here ...
+    assert "no journal here" in capsys.readouterr().err
+    assert run_demo(demo_args(seed=3), io.StringIO()) == 0  # the XDG data dir's demo journal
+    assert main(["games"]) == 2
+    assert capsys.readouterr().err.endswith(
+        "(no game has been played with this data dir; the demo's games: --demo)\n"
+    )
+    assert main(["games", "--demo"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    lays = sum(
+        1
+        for play in VirtualTable(players=3, seed=3).play()
+        if play.event is not None and hasattr(play.event, "card")
+    )
+    assert f" {lays} lays  won by " in line and "demo: 3 bots, seed 3" in line
+    assert main(["games", "--demo", "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["lays"] == lays and row["duration_s"] >= 0 and row["winner"] is not None
+
+    game = argparse.Namespace(  # a journal's record, as the listing reads it
+        id=7,
+        events=480,
+        winner=1,
+        status="won",
+        source="demo",
+        spec={"game": {"players": ["Ann", "Bob"]}},
+        started="2026-11-26T21:50:00+00:00",
+        ended="2026-11-26T23:03:09+00:00",
+    )
+    text = _game_line(game, False, 312, timezone(timedelta(hours=2)))
+    assert text.split("  (")[0].split() == [
+        "7",
+        "2026-11-26",
+        "23:50",
+        "1h13m",
+        "312",
+        "lays",
+        "won",
+        "by",
+        "Bob",
+        "Ann,",
+        "Bob",
+    ]
+    game.ended = "2026-11-26T21:52:05+00:00"
+    assert " 2:05 " in _game_line(game, False, 3)
