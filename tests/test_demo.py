@@ -400,3 +400,38 @@ def test_the_demos_games_are_listed_with_local_time_duration_lays_and_winner(cap
     ]
     game.ended = "2026-11-26T21:52:05+00:00"
     assert " 2:05 " in _game_line(game, False, 3)
+
+
+def test_linger_for_some_seconds_then_the_demo_ends_and_a_negative_one_is_one_line(tmp_path, capsys):
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    from referee.cli import main
+
+    out = io.StringIO()
+    args = demo_args(headless=False, linger=0.01, data_dir=str(tmp_path), seed=2)
+    assert run_demo(args, out) == 0
+    assert "The kiosk page stays at http://127.0.0.1:" in out.getvalue() and "for 0.01 s" in out.getvalue()
+    assert "Stopped" not in out.getvalue()
+    for bad in ("-1", "nan"):
+        assert main(["demo", "--linger", bad, "--headless", "--seed", "1"]) == 2
+        assert capsys.readouterr().err == f"--linger must be 0 seconds or more, not {float(bad)}\n"
+    # `make demo ARGS="..."` hands the options to `referee demo`.
+    root = Path(__file__).resolve().parent.parent
+    if shutil.which("make"):
+        made = subprocess.run(
+            [
+                "make",
+                "-n",
+                "--no-print-directory",
+                "-C",
+                str(root),
+                "demo",
+                "ARGS=--rules classic --port 8090",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert made.stdout.splitlines()[-1] == ".venv/bin/referee demo --rules classic --port 8090"
