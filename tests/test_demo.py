@@ -231,9 +231,10 @@ def test_without_a_seed_each_run_deals_anew_and_prints_the_seed_to_play_it_again
 
     assert len({fresh_seed() for _ in range(50)}) > 1 and all(1 <= fresh_seed() <= 99_999 for _ in range(50))
     drawn, given = io.StringIO(), io.StringIO()
-    assert run_demo(demo_args(seed=None, data_dir=str(tmp_path / "a")), drawn, seeds=lambda: 4) == 0
+    short = {"cap": 80}  # the same 80 lays tell the same deal
+    assert run_demo(demo_args(seed=None, data_dir=str(tmp_path / "a"), **short), drawn, seeds=lambda: 4) == 1
     assert "seed 4" in drawn.getvalue() and "--seed 4 deals this game again" in drawn.getvalue()
-    assert run_demo(demo_args(seed=4, data_dir=str(tmp_path / "b")), given, seeds=lambda: 9) == 0
+    assert run_demo(demo_args(seed=4, data_dir=str(tmp_path / "b"), **short), given, seeds=lambda: 9) == 1
     assert "deals this game again" not in given.getvalue()  # a seed given is known already
 
     def game(out):  # the log and the summary, the seed's own line aside
@@ -258,15 +259,16 @@ def test_a_stopped_game_resumes_with_its_own_seed_when_none_is_given(tmp_path):
 
     from .helpers import power_cut
 
-    args = demo_args(seed=None, data_dir=str(tmp_path))
-    assert run_demo(args, io.StringIO(), seeds=lambda: 4) == 0
-    power_cut(tmp_path, 300)
+    args = demo_args(seed=None, data_dir=str(tmp_path), cap=150)
+    assert run_demo(args, io.StringIO(), seeds=lambda: 4) == 1  # stopped at the cap
+    power_cut(tmp_path, 100)  # ... or rather, the power went after event 100: the game is open
     out = io.StringIO()
-    assert run_demo(args, out, seeds=lambda: 77) == 0  # a new deal would be seed 77
+    assert run_demo(args, out, seeds=lambda: 77) == 1  # a new deal would be seed 77
     assert "Resuming game 1" in out.getvalue() and "seed 4" in out.getvalue()
     with Journal.open(tmp_path) as journal:
         (game,) = journal.games()
-    assert game.status == "won" and "seed 4," in game.source
+        assert journal.lays()[1] == 150
+    assert game.status == "stopped" and "seed 4," in game.source
 
 
 class StopWhenLingering:
@@ -344,8 +346,9 @@ def test_the_winner_screen_stays_served_until_ctrl_c_which_says_what_was_kept(tm
 def test_no_linger_without_a_terminal_and_none_when_asked(tmp_path):
     for linger in (None, 0.0):
         out = io.StringIO()
-        args = demo_args(headless=False, linger=linger, data_dir=str(tmp_path / str(linger)), seed=2)
-        assert run_demo(args, out) == 0
+        args = demo_args(headless=False, linger=linger, data_dir=str(tmp_path / str(linger)), seed=2, cap=30)
+        assert run_demo(args, out) == 1
+        assert "Stopped after 30 lays" in out.getvalue()
         assert "stays at" not in out.getvalue()
 
 
@@ -357,22 +360,18 @@ def test_the_demos_games_are_listed_with_local_time_duration_lays_and_winner(cap
 
     assert main(["games"]) == 2  # no journal for `referee run` here ...
     assert "no journal here" in capsys.readouterr().err
-    assert run_demo(demo_args(seed=3), io.StringIO()) == 0  # the XDG data dir's demo journal
+    assert run_demo(demo_args(seed=3, cap=60), io.StringIO()) == 1  # the XDG data dir's demo journal
     assert main(["games"]) == 2
     assert capsys.readouterr().err.endswith(
         "(no game has been played with this data dir; the demo's games: --demo)\n"
     )
     assert main(["games", "--demo"]) == 0
     (line,) = capsys.readouterr().out.splitlines()
-    lays = sum(
-        1
-        for play in VirtualTable(players=3, seed=3).play()
-        if play.event is not None and hasattr(play.event, "card")
-    )
-    assert f" {lays} lays  won by " in line and "demo: 3 bots, seed 3" in line
+    lays = 60  # the cap
+    assert f" {lays} lays  stopped " in line and "demo: 3 bots, seed 3, cap 60" in line
     assert main(["games", "--demo", "--json"]) == 0
     row = json.loads(capsys.readouterr().out)
-    assert row["lays"] == lays and row["duration_s"] >= 0 and row["winner"] is not None
+    assert row["lays"] == lays and row["duration_s"] >= 0 and row["status"] == "stopped"
 
     game = argparse.Namespace(  # a journal's record, as the listing reads it
         id=7,
@@ -410,10 +409,10 @@ def test_linger_for_some_seconds_then_the_demo_ends_and_a_negative_one_is_one_li
     from referee.cli import main
 
     out = io.StringIO()
-    args = demo_args(headless=False, linger=0.01, data_dir=str(tmp_path), seed=2)
-    assert run_demo(args, out) == 0
+    args = demo_args(headless=False, linger=0.01, data_dir=str(tmp_path), seed=2, cap=30)
+    assert run_demo(args, out) == 1  # the game stopped at the cap: its last table stays too
     assert "The kiosk page stays at http://127.0.0.1:" in out.getvalue() and "for 0.01 s" in out.getvalue()
-    assert "Stopped" not in out.getvalue()
+    assert "Stopped (" not in out.getvalue()  # the time ran out: no Ctrl-C to report
     for bad in ("-1", "nan"):
         assert main(["demo", "--linger", bad, "--headless", "--seed", "1"]) == 2
         assert capsys.readouterr().err == f"--linger must be 0 seconds or more, not {float(bad)}\n"
