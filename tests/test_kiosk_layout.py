@@ -38,14 +38,29 @@ TIMEOUT_MS = 10_000
 SHOTS = ARTIFACTS / "layout"
 
 
-def bot_view(players: int, seed: int, rules: str, until: Callable[[TableView, State], bool]) -> TableView:
-    """A bot game fed to a view, stopped after the first event where `until` holds."""
+def bot_view(
+    players: int,
+    seed: int,
+    rules: str,
+    until: Callable[[TableView, State], bool],
+    names: tuple[str, ...] | None = None,
+) -> TableView:
+    """A bot game fed to a view, stopped after the first event where `until` holds; `names`
+    instead of the bots' own."""
+
+    def named(state: State) -> State:
+        if names is None:
+            return state
+        state = state.copy()
+        state.players = names
+        return state
+
     table = VirtualTable(players=players, seed=seed, rules=rules)
-    view = TableView(table.spec.new_game())
+    view = TableView(named(table.spec.new_game()))
     for play in table.play():
         for ruling in play.rulings:
             view.add(ruling)
-        view.update(play.state)
+        view.update(named(play.state))
         if until(view, play.state):
             return view
     raise AssertionError(f"the {rules} game with seed {seed} never showed the scene")
@@ -103,6 +118,11 @@ SCENES: dict[str, tuple[Callable[[], TableView], str]] = {
         "#log li.stack_won",
     ),
     "penalty-pile-paranoid": (lambda: bot_view(5, 1, "paranoid", piled), "#stack-size .pp"),
+    # The longest names a table takes (32 characters): they end in "…", nothing pushed aside.
+    "long-names-8-seats": (
+        lambda: bot_view(8, 2, "celtic", last_is(Penalty), tuple(f"{n}" * 32 for n in "ABCDEFGH")),
+        "#last.penalty",
+    ),
     "question-8-seats": (lambda: asked(bot_view(8, 4, "celtic", tall)), "#ask .pick"),
     "winner-3-seats": (lambda: bot_view(3, 3, "celtic", won), "#winner .stat"),
     "winner-8-seats": (lambda: bot_view(8, 3, "celtic", won), "#winner .stat"),

@@ -70,7 +70,7 @@ function drawCall(v) {
   let turn = "";
   if (v.winner) turn = "game over";
   else if (v.hold) turn = term(v, "hold", "HOLD");
-  else if (v.turn) turn = `${esc(v.turn.name)} to lay`;
+  else if (v.turn) turn = `<span class="who">${esc(v.turn.name)}</span> to lay`;
   put($("turn"), turn);
   const box = $("count-out");
   if (v.hold && !v.winner) {
