@@ -440,8 +440,9 @@ def _play(
     if stop.requested:
         console.print(
             Text(
-                f"Stopped ({stop.name}) after {summary.lays} lays: game {game} stays open in the journal "
-                "and the next `referee demo` with the same options resumes it.",
+                f"Stopped ({stop.name}) after {summary.lays} lays: game {game} (seed {table.seed}) stays "
+                f"open in the journal {journal.path}, and the next `referee demo` with the same options "
+                "resumes it.",
                 style="bold yellow",
             )
         )

@@ -434,3 +434,31 @@ def test_linger_for_some_seconds_then_the_demo_ends_and_a_negative_one_is_one_li
             check=True,
         )
         assert made.stdout.splitlines()[-1] == ".venv/bin/referee demo --rules classic --port 8090"
+
+
+def test_ctrl_c_mid_game_says_what_stays_open_and_the_next_run_resumes_it(tmp_path):
+    from referee.stopping import StopRequest
+
+    class CtrlCAfter(StopRequest):
+        """Ctrl-C once the table has asked `n` times whether to stop (between two events)."""
+
+        def __init__(self, n: int) -> None:
+            super().__init__()
+            self.asked = n
+
+        @property
+        def requested(self) -> bool:
+            self.asked -= 1
+            if self.asked == 0:
+                self.request(2)  # SIGINT
+            return self.signum is not None
+
+    args = demo_args(seed=None, data_dir=str(tmp_path), cap=200)
+    out = io.StringIO()
+    assert run_demo(args, out, stop=CtrlCAfter(60), seeds=lambda: 5) == 130
+    said = " ".join(out.getvalue().split())
+    assert "Stopped (SIGINT) after " in said
+    assert f"game 1 (seed 5) stays open in the journal {tmp_path / 'journal.sqlite3'}" in said
+    again = io.StringIO()
+    assert run_demo(args, again, seeds=lambda: 6) == 1  # on to the cap
+    assert "Resuming game 1" in again.getvalue() and "seed 5" in again.getvalue()
