@@ -6,8 +6,9 @@ BIN := $(VENV)/bin
 
 .PHONY: demo test bench lint clean
 
+# `make demo ARGS="--rules classic --port 8090"`: any of `referee demo --help`'s options.
 demo: $(VENV)/.installed
-	$(BIN)/referee demo
+	$(BIN)/referee demo $(ARGS)
 
 test: $(VENV)/.installed
 	$(BIN)/ruff check .

@@ -103,7 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Bots with human reaction times play a whole game; the referee judges it live.",
     )
     p.add_argument("--players", type=int, default=3, metavar="N", help="2 to 8 bots (default 3)")
-    p.add_argument("--seed", type=int, default=1, help="seeds the deal and the bots (default 1)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        help="seeds the deal and the bots: the same seed plays the same game (default: a new one each "
+        "run, printed; an interrupted game resumes with its own)",
+    )
     p.add_argument(
         "--rules",
         default="celtic",
@@ -135,6 +140,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=8080,
         help="the kiosk page's port on 127.0.0.1 (default 8080; 0: any free)",
+    )
+    p.add_argument(
+        "--linger",
+        type=float,
+        metavar="S",
+        help="after the game, keep the kiosk page (the winner screen) served for S seconds "
+        "(default: until Ctrl-C on a terminal, 0 otherwise)",
     )
     p.add_argument("--quiet", action="store_true", help="only the result and the summary table")
     p.add_argument(

@@ -8,6 +8,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import re
+import secrets
+import sys
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +37,7 @@ from .loop import EventError
 from .presets import UnknownPreset, rules_for
 from .questions import Judging
 from .replay import replay, untold
-from .ruling_text import AWARD_WORDS, IGNORED_WORDS, REASON_WORDS, count_words, pile, say
+from .ruling_text import AWARD_WORDS, IGNORED_WORDS, REASON_WORDS, count_words, pile, say, slapper
 from .rulings import (
     Burned,
     Corrected,
@@ -66,8 +71,16 @@ def clock_text(t_us: int) -> str:
     return f"{minutes:2d}:{rest / 1e6:06.3f}"
 
 
-def describe(ruling: Ruling, names: Sequence[str], after: Sequence[Ruling] = ()) -> Text:
-    """One log line for a ruling. `after` is what followed it (to name a runner-up)."""
+def describe(
+    ruling: Ruling,
+    names: Sequence[str],
+    after: Sequence[Ruling] = (),
+    before: Sequence[Ruling] = (),
+    calls: bool = True,
+) -> Text:
+    """One log line for a ruling. `after` is what followed it (to name a runner-up), `before`
+    what came before it in its event (to name a wrong slap's seat); `calls`: the game has
+    calling out (else a lay's call is not shown)."""
 
     def who(seat: int) -> Text:
         return Text(f"{names[seat]:<4}", style=f"bold {COLOURS[seat % len(COLOURS)]}")
@@ -76,7 +89,9 @@ def describe(ruling: Ruling, names: Sequence[str], after: Sequence[Ruling] = ())
     if type(ruling) is Laid:
         line += who(ruling.seat)
         line += Text(f" lays {ruling.card.symbol:<4}", style="bold" if ruling.out_of_turn else "")
-        line += Text(f" call {ruling.call:>2}", style="bold green" if ruling.card.rank == ruling.call else "")
+        if calls:
+            matched = ruling.card.rank == ruling.call
+            line += Text(f" call {ruling.call:>2}", style="bold green" if matched else "")
         if ruling.count_out is not None:
             line += Text(f"  {count_words(ruling)}", style="yellow")
         if ruling.out_of_turn:
@@ -101,6 +116,8 @@ def describe(ruling: Ruling, names: Sequence[str], after: Sequence[Ruling] = ())
                 line += Text(f" — beats {names[runner_up]} by {ruling.margin_us / 1000:.1f} ms")
         else:
             how = AWARD_WORDS.get(ruling.by, f"by {ruling.by}")
+            if ruling.by == "penalty" and (seat := slapper(before)) is not None:
+                how = f"by penalty: {names[seat]}'s wrong slap"
             line += Text(f" takes {_cards(ruling.cards)} {how}{pile(ruling)}", style="green")
     elif type(ruling) is Penalty:
         line += who(ruling.seat)
@@ -197,16 +214,25 @@ def summary_table(
     return table
 
 
+def fresh_seed() -> int:
+    """A new deal for each demo run: short enough to type back with --seed."""
+    return secrets.randbelow(99_999) + 1
+
+
 def run_demo(
     args: argparse.Namespace,
     out: TextIO,
     clock: Clock | None = None,
     rounds: int | None = None,
     stop: StopRequest | None = None,
+    seeds: Callable[[], int] = fresh_seed,
 ) -> int:
     """The demo's games: one, or with --forever one after another (`rounds` caps that in tests).
     A stop (SIGTERM, Ctrl-C) is taken between two events: the game stays open in the journal,
-    and the next `referee demo` with the same options resumes it."""
+    and the next `referee demo` with the same options resumes it (its seed too, when none is
+    given). Without --seed each run deals anew (`seeds`); the seed is printed, to replay it.
+    With the kiosk page, the last table stays served after the game for --linger seconds
+    (until Ctrl-C when the output is a terminal and none is given)."""
     stop = stop or stop_request
     if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
         raise UserError(f"--players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {args.players}")
@@ -220,8 +246,15 @@ def run_demo(
     speed = args.speed if args.speed is not None else (0.0 if args.headless else 1.0)
     if speed < 0:
         raise UserError(f"--speed must be 0 (at once) or more, not {speed}")
+    linger = getattr(args, "linger", None)
+    if linger is not None and not linger >= 0:  # NaN too
+        raise UserError(f"--linger must be 0 seconds or more, not {linger}")
     if args.json or args.script:
-        table = VirtualTable(players=args.players, seed=args.seed, cap=args.cap, rules=rules)
+        seed = args.seed
+        if seed is None:  # said aside, so that the script on standard output stays a script
+            seed = seeds()
+            print(f"referee demo: seed {seed} (--seed {seed} deals this game again)", file=sys.stderr)
+        table = VirtualTable(players=args.players, seed=seed, cap=args.cap, rules=rules)
         return _run_json(table, out, args.json, stop)
 
     console = Console(file=out, highlight=False, soft_wrap=True, width=max(Console().width, 100))
@@ -231,10 +264,16 @@ def run_demo(
     with Journal.open(folder, accept_loss=args.new_game) as journal:
         if journal.damage is not None:
             console.print(Text(f"{journal.damage}: going on with a new game", style="bold yellow"))
-        first = VirtualTable(players=args.players, seed=args.seed, cap=args.cap, rules=rules)
+        seed = args.seed
+        drawn = seed is None
+        if drawn and not args.new_game:  # an interrupted game resumes with its own deal
+            seed = _open_seed(journal, args.players, args.cap, rules)
+        if seed is None:
+            seed = seeds()
+        first = VirtualTable(players=args.players, seed=seed, cap=args.cap, rules=rules)
         kiosk = None if args.headless else _kiosk(args, journal, first.spec.new_game(), console)
         try:
-            seed, played, status = args.seed, 0, EXIT_WON
+            played, status = 0, EXIT_WON
             while True:
                 stop.check()
                 table = (
@@ -244,11 +283,17 @@ def run_demo(
                 )
                 status = _play(args, table, journal, kiosk, console, clock, speed, played == 0, stop)
                 played += 1
+                if drawn and not stop.requested:
+                    console.print(Text(f"Seed {seed}: --seed {seed} deals this game again.", style="dim"))
                 if (
                     stop.requested
                     or not getattr(args, "forever", False)
                     or (rounds is not None and played >= rounds)
                 ):
+                    if kiosk is not None and not stop.requested:
+                        if linger is None:
+                            linger = math.inf if console.is_terminal else 0.0
+                        _linger(args, journal, kiosk, linger, console, stop)
                     return status
                 seed += 1  # the next deal
                 console.print()
@@ -280,6 +325,7 @@ def _play(
             )
         )
     summary = Summary(names)
+    calls = rules_for(table.rules).options.slap_calling_out  # else a lay's call means nothing
     started = clock.now_us()
     origin: list[int] = []  # the table time the demo's clock started at (later on a resume)
     point = _resume_point(journal, table, args.new_game or not resume)
@@ -294,7 +340,7 @@ def _play(
             summary.add(ruling)
             if args.quiet and type(ruling) is not GameWon:
                 continue
-            console.print(describe(ruling, names, batch[i + 1 :]))
+            console.print(describe(ruling, names, batch[i + 1 :], batch[:i], calls))
             if type(ruling) is StackWon:
                 piles = " · ".join(f"{names[s]} {n}" for s, n in enumerate(after.hands))
                 console.print(Text(f"{'':11}piles: {piles}", style="dim"))
@@ -325,7 +371,8 @@ def _play(
     if kiosk is not None:
         from .kiosk_view import TableView
 
-        kiosk.hub.reset(TableView(point.state or table.spec.new_game()))
+        # t0=0: the kiosk's clock is the terminal's (table time), a resumed game's too.
+        kiosk.hub.reset(TableView(point.state or table.spec.new_game(), t0=0))
         sinks.append(kiosk.feed)
     lights = Lights(names)
     # The lights and buzzer as a bar under the log, on a terminal watching a paced game.
@@ -393,8 +440,9 @@ def _play(
     if stop.requested:
         console.print(
             Text(
-                f"Stopped ({stop.name}) after {summary.lays} lays: game {game} stays open in the journal "
-                "and the next `referee demo` with the same options resumes it.",
+                f"Stopped ({stop.name}) after {summary.lays} lays: game {game} (seed {table.seed}) stays "
+                f"open in the journal {journal.path}, and the next `referee demo` with the same options "
+                "resumes it.",
                 style="bold yellow",
             )
         )
@@ -475,6 +523,44 @@ class Lights:
         return line
 
 
+def _linger(
+    args: argparse.Namespace,
+    journal: Journal,
+    kiosk: _DemoKiosk,
+    seconds: float,
+    console: Console,
+    stop: StopRequest,
+) -> None:
+    """The last table (the winner screen) stays served for `seconds` (inf: until a stop), so
+    the page does not fall to "reconnecting…" the moment the game ends; a stop says what the
+    journal kept."""
+    if seconds <= 0:
+        return
+    until = "Ctrl-C ends the demo" if math.isinf(seconds) else f"for {seconds:g} s (Ctrl-C ends it sooner)"
+    console.print(Text(f"The kiosk page stays at {kiosk.server.url}: {until}.", style="bold"))
+    ended = threading.Event()
+    with stop.on_stop(ended.set):
+        ended.wait(None if math.isinf(seconds) else seconds)
+    if stop.requested:
+        console.print(Text(f"Stopped ({stop.name}). {kept(journal, args)}", style="bold yellow"))
+
+
+def kept(journal: Journal, args: argparse.Namespace) -> str:
+    """What the journal holds of the last game, and the commands that show it again."""
+    games = journal.games()
+    if not games:
+        return f"The journal {journal.path} holds no game."
+    game = games[-1]
+    lays = journal.lays().get(game.id, 0)
+    players = game.spec["game"]["players"]
+    how = f"won by {players[game.winner]}" if game.winner is not None else game.status
+    where = f"--data-dir {args.data_dir}" if args.data_dir else "--demo"
+    return (
+        f"Kept in the journal {journal.path}: game {game.id}, {how} after {lays} lays "
+        f"({game.source}). `referee games {where}` lists it; `referee export {game.id} {where}` prints it."
+    )
+
+
 @dataclass
 class _DemoKiosk:
     """The kiosk page of the demo's table: read-only (the bots run the game)."""
@@ -493,7 +579,7 @@ def _kiosk(args: argparse.Namespace, journal: Journal, state: State, console: Co
     from .kiosk_server import KioskServer
     from .kiosk_view import TableView
 
-    hub = KioskHub(TableView(state))
+    hub = KioskHub(TableView(state, t0=0))
     token = load_or_create_token(journal.path.parent / "admin-token")
     server = KioskServer(make_app(hub, token, None), hub, host="127.0.0.1", port=args.port)
     try:
@@ -513,6 +599,18 @@ class _Resume:
     @property
     def state(self) -> State | None:
         return None if self.judging is None else self.judging.state
+
+
+def _open_seed(journal: Journal, players: int, cap: int, rules: str) -> int | None:
+    """The seed of this demo's open game (the same players, cap and rules), if a stop or a
+    crash left one: a run without --seed resumes it rather than dealing anew."""
+    record = journal.open_game()
+    found = re.search(r", seed (-?\d+),", record.source or "") if record is not None else None
+    if found is None:
+        return None
+    seed = int(found.group(1))
+    same = VirtualTable(players=players, seed=seed, cap=cap, rules=rules)
+    return seed if record.source == _source(same) else None  # type: ignore[union-attr]
 
 
 def _source(table: VirtualTable) -> str:

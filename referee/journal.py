@@ -470,6 +470,29 @@ class Journal:
     def game(self, game: int) -> GameRecord | None:
         return next((g for g in self.games() if g.id == game), None)
 
+    def lays(self) -> dict[int, int]:
+        """Per game, the lay events still standing (`referee games` shows them). Each row is
+        checked against its sum, as `events` checks it: a damaged one is named (JournalDamaged),
+        never counted as something else. The lines are not parsed: a lay line holds `"lay":`."""
+        if not _has_table(self._db, "events"):
+            return {}
+        counts: dict[int, int] = {}
+        if not self._checked:  # an older journal: no sums to check
+            rows = self._read(
+                """SELECT game, count(*) FROM events WHERE undone = 0 AND instr(line, '"lay":') > 0
+                   GROUP BY game"""
+            )
+            return {game: n for game, n in rows}
+        for game, seq, line, mark, undone, total in self._read(
+            "SELECT game, seq, line, mark, undone, sum FROM events ORDER BY game, seq"
+        ):
+            if total != row_sum(game, seq, line, mark, undone):
+                where = f"game {game}, event {seq}"
+                raise self._damaged(f"{where} is not what was written (its checksum differs)")
+            if not undone and isinstance(line, str) and '"lay":' in line:
+                counts[game] = counts.get(game, 0) + 1
+        return counts
+
     def open_game(self) -> GameRecord | None:
         """The game a crash or a power cut interrupted, if any."""
         return next((g for g in reversed(self.games()) if g.status == OPEN), None)

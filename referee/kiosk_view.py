@@ -32,6 +32,7 @@ from hardware.buttons import ButtonTrouble
 from .announcer import TURN_LEVEL, Target, Value
 from .cards import RANKS, Card
 from .events import Unread
+from .kiosk_terms import game_words
 from .presets import PRESETS
 from .ruling_text import REASON_WORDS, reason_words, say
 from .rulings import (
@@ -102,12 +103,14 @@ class SeatStats:
 @dataclass
 class Entry:
     """One ruling in the log; `beaten` is filled in when the race's runner-up is known;
-    `again`: announced again after a restart."""
+    `again`: announced again after a restart; `slapper`: for a stack handed over as a wrong
+    slap's penalty, the seat that slapped."""
 
     seq: int
     ruling: Ruling
     beaten: int | None = None
     again: bool = False
+    slapper: int | None = None  # a stack handed over for a wrong slap: the seat that slapped
 
 
 @dataclass
@@ -122,7 +125,7 @@ class Signals:
 class TableView:
     """The kiosk's memory of one game. Not thread-safe: `kiosk.KioskHub` guards it."""
 
-    def __init__(self, state: State, log_lines: int = LOG_LINES) -> None:
+    def __init__(self, state: State, log_lines: int = LOG_LINES, t0: int | None = None) -> None:
         self.state = state
         self.log: deque[Entry] = deque(maxlen=log_lines)
         self.last: Entry | None = None
@@ -130,7 +133,9 @@ class TableView:
         self.troubles: dict[int, str] = {}
         self.paused: str | None = None
         self.signals: Signals | None = None  # None until the service reports a light or the buzzer
-        self.t0: int | None = None
+        # The game clock's origin: the first ruling's time, unless the caller knows the game's
+        # start (the demo's terminal counts table time from 0: both then show one clock).
+        self.t0: int | None = t0
         self.questions: tuple[Unread, ...] = ()
         self.crops: Container[int] = ()  # the lays whose picture the kiosk can serve
         # Every ruling still standing, corrections included: a correction can void rulings
@@ -143,6 +148,8 @@ class TableView:
         """No ruling seen yet (the figures only: the table, troubles and lights stay)."""
         self.log.clear()
         self.last = None
+        self.last_stale = False  # a card was laid since the last ruling: the banner is old news
+        self._slapper: int | None = None  # the wrong slap of the current event, if any
         self.stats = [SeatStats() for _ in self.state.players]
         self._seq = 0
         self._last_lay_t: int | None = None
@@ -205,6 +212,10 @@ class TableView:
         if kind is Laid:
             self._last_lay_t = ruling.t
             self._race = None
+            self._slapper = None
+            self.last_stale = self.last is not None
+        elif kind is StackWon and ruling.by == "penalty":  # handed over for a wrong slap
+            entry.slapper = self._slapper
         elif kind is StackWon:
             stats = self.stats[ruling.seat]
             stats.won_by[ruling.by] = stats.won_by.get(ruling.by, 0) + 1
@@ -219,6 +230,7 @@ class TableView:
             stats = self.stats[ruling.seat]
             if ruling.reason == "wrong_snap":
                 stats.wrong_snaps += 1
+                self._slapper = ruling.seat
             else:
                 stats.out_of_turn += 1
         elif kind is SnapIgnored:
@@ -226,6 +238,7 @@ class TableView:
         self.log.append(entry)
         if isinstance(ruling, NOTABLE) or (kind is SnapIgnored and ruling.reason == "dead_heat"):
             self.last = entry
+            self.last_stale = False
 
     def _ignored(self, ruling: SnapIgnored) -> None:
         stats = self.stats[ruling.seat]
@@ -295,6 +308,7 @@ class TableView:
             self.signals,
             self.questions,
             self.crops,
+            self.last_stale,
         )
 
 
@@ -312,9 +326,13 @@ def table_view(
     signals: Signals | None,
     questions: Sequence[Unread] = (),
     crops: Container[int] = (),
+    last_stale: bool = False,
 ) -> dict[str, Any]:
-    """The view of the table: plain values only, ready for `json.dumps`."""
+    """The view of the table: plain values only, ready for `json.dumps`. `last_stale`: a card
+    was laid since the last ruling (the page clears its banner)."""
     names = state.players
+    options = state.rules.options
+    calls = options.slap_calling_out
     start = t0 or 0
     hold = state.hold
     count_owner = state.count_owner if state.count_out is not None else None
@@ -351,7 +369,10 @@ def table_view(
             "rules": state.rules.name,
             "presets": sorted(PRESETS),
             "seats": len(names),
-            "face_cards": state.rules.options.face_cards,
+            "face_cards": options.face_cards,
+            "calls": calls,  # calling out counts: the call is worth showing
+            "penalty_pile": options.penalty_cards > 0 and options.penalty_cards_to == "penalty_pile",
+            **game_words(state.rules),
         },
         "players": players,
         "turn": {"seat": state.turn, "name": names[state.turn]} if state.turn is not None else None,
@@ -382,8 +403,12 @@ def table_view(
             if hold is not None
             else None
         ),
-        "last": entry_json(last, names, start, full=True) if last is not None else None,
-        "log": [entry_json(e, names, start) for e in log],
+        "last": (
+            entry_json(last, names, start, full=True, calls=calls) | {"stale": last_stale}
+            if last is not None
+            else None
+        ),
+        "log": [entry_json(e, names, start, calls=calls) for e in log],
         "questions": [question_json(q, names, start, q.t in crops) for q in questions],
         "alerts": {"paused": paused, "messages": messages},
         "signals": {
@@ -482,7 +507,9 @@ def corrected_words(ruling: Corrected, t0: int) -> str:
     return f"host corrected {clock(ruling.lay_t - t0)}: {ruling.was.symbol} → {now}"
 
 
-def entry_json(entry: Entry, names: Sequence[str], t0: int, full: bool = False) -> dict[str, Any]:
+def entry_json(
+    entry: Entry, names: Sequence[str], t0: int, full: bool = False, calls: bool = True
+) -> dict[str, Any]:
     ruling = entry.ruling
     kind = type(ruling)
     out: dict[str, Any] = {
@@ -490,7 +517,11 @@ def entry_json(entry: Entry, names: Sequence[str], t0: int, full: bool = False) 
         "clock": clock(ruling.t - t0),
         "event": ruling.event,
         "seat": getattr(ruling, "seat", None),
-        "text": corrected_words(ruling, t0) if kind is Corrected else say(ruling, names, entry.beaten),
+        "text": (
+            corrected_words(ruling, t0)
+            if kind is Corrected
+            else say(ruling, names, entry.beaten, slapper=entry.slapper, calls=calls)
+        ),
         "again": entry.again,  # announced again after a restart
     }
     if kind is Laid:  # the host may correct a lay's card: it is named by its time

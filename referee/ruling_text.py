@@ -71,11 +71,28 @@ def runner_up(ruling: Ruling, after: Sequence[Ruling]) -> int | None:
     return next((r.seat for r in late if r.late_us == ruling.margin_us), None)
 
 
-def say(ruling: Ruling, names: Sequence[str], beaten: int | None = None) -> str:
-    """One sentence for a ruling. `beaten` is the seat a snap win beat (see `runner_up`)."""
+def slapper(before: Sequence[Ruling]) -> int | None:
+    """The seat whose wrong slap a stack handed over as a penalty answers: the last wrong
+    snap among the rulings of the same event before it (`before`)."""
+    wrong = (r.seat for r in reversed(before) if type(r) is Penalty and r.reason == "wrong_snap")
+    return next(wrong, None)
+
+
+def say(
+    ruling: Ruling,
+    names: Sequence[str],
+    beaten: int | None = None,
+    slapper: int | None = None,
+    calls: bool = True,
+) -> str:
+    """One sentence for a ruling. `beaten` is the seat a snap win beat (see `runner_up`);
+    `slapper`, for a stack handed over as a penalty, the seat whose wrong slap it answers (see
+    `slapper`); `calls`: the game has calling out (else a lay's call is not worth saying)."""
     kind = type(ruling)
     if kind is Laid:
-        words = f"{names[ruling.seat]} lays {ruling.card.symbol} call {ruling.call}"
+        words = f"{names[ruling.seat]} lays {ruling.card.symbol}"
+        if calls:
+            words += f" call {ruling.call}"
         if ruling.count_out is not None:
             words += f" {count_words(ruling)}"
         if ruling.out_of_turn:
@@ -87,6 +104,8 @@ def say(ruling: Ruling, names: Sequence[str], beaten: int | None = None) -> str:
         who = names[ruling.seat]
         if ruling.by not in ("snap", "claim"):
             how = AWARD_WORDS.get(ruling.by, f"by {ruling.by}")
+            if ruling.by == "penalty" and slapper is not None:
+                how = f"by penalty: {names[slapper]}'s wrong slap"
             return f"{who} takes {cards(ruling.cards)} {how}{pile(ruling)}"
         shout = "SNAP! takes" if ruling.by == "snap" else "CLAIMS"
         words = f"{who} {shout} {cards(ruling.cards)} ({', '.join(reason_words(ruling.reasons))})"

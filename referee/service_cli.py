@@ -7,6 +7,7 @@ import contextlib
 import json
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -34,12 +35,20 @@ def _journal(args: argparse.Namespace) -> Any:
 
     if args.data_dir:
         folder = Path(args.data_dir)
+    elif getattr(args, "demo", False):
+        folder = default_data_dir() / "demo"  # where `referee demo` keeps its own journal
     elif args.config:
         folder = load_config(args.config).data_dir
     else:
         folder = default_data_dir()
     if not (folder / FILE_NAME).is_file():
-        raise UserError(f"{folder / FILE_NAME}: no journal here (no game has been played with this data dir)")
+        hint = ""
+        mine = not args.data_dir and not args.config and not getattr(args, "demo", False)
+        if mine and (folder / "demo" / FILE_NAME).is_file():
+            hint = "; the demo's games: --demo"
+        raise UserError(
+            f"{folder / FILE_NAME}: no journal here (no game has been played with this data dir{hint})"
+        )
     # Read-only: nothing is written or created, so these work on read-only media, on a full
     # disk, and while `referee run` writes the same journal.
     try:
@@ -72,7 +81,9 @@ def _damaged_lines(journal: Any) -> Iterator[None]:
 def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
     """Every game in the journal, one line each (JSON with --json)."""
     with _journal(args) as journal, _damaged_lines(journal):
-        lines = [_game_line(g, args.json) for g in journal.games()]  # all checked before any is printed
+        lays = journal.lays()
+        # All checked before any is printed.
+        lines = [_game_line(g, args.json, lays.get(g.id, 0)) for g in journal.games()]
         damage = journal.damage
     for line in lines:
         out.write(line + "\n")
@@ -85,8 +96,11 @@ def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _game_line(g: Any, as_json: bool) -> str:
+def _game_line(g: Any, as_json: bool, lays: int = 0, tz: tzinfo | None = None) -> str:
+    """One game: when it started (local time: `tz`, or this machine's), how long it lasted
+    (wall clock), its lays, and how it ended."""
     players = g.spec["game"]["players"]
+    seconds = _duration_s(g.started, g.ended)
     if as_json:
         row = {
             "game": g.id,
@@ -96,13 +110,46 @@ def _game_line(g: Any, as_json: bool) -> str:
             "players": players,
             "rules": g.spec["game"].get("rules", "celtic"),
             "events": g.events,
+            "lays": lays,
+            "duration_s": seconds,
             "winner": g.winner,
             "source": g.source,
         }
         return json.dumps(row)
     result = g.status if g.winner is None else f"won by {players[g.winner]}"
     names = ", ".join(players)
-    return f"{g.id:>4}  {g.started}  {result:<16} {g.events:>6} events  {names}  ({g.source or '-'})"
+    took = "-" if seconds is None else _duration_text(seconds)
+    return (
+        f"{g.id:>4}  {_local_time(g.started, tz)}  {took:>8}  {lays:>5} lays  {result:<16} {names}  "
+        f"({g.source or '-'})"
+    )
+
+
+def _stamp(text: str | None) -> datetime | None:
+    """A journal time (ISO 8601, UTC), or None when it is none or not one."""
+    if not text:
+        return None
+    try:
+        stamp = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=UTC)
+
+
+def _local_time(text: str, tz: tzinfo | None = None) -> str:
+    stamp = _stamp(text)
+    return text if stamp is None else stamp.astimezone(tz).strftime("%Y-%m-%d %H:%M")
+
+
+def _duration_s(started: str, ended: str | None) -> int | None:
+    start, end = _stamp(started), _stamp(ended)
+    return None if start is None or end is None else max(0, round((end - start).total_seconds()))
+
+
+def _duration_text(seconds: int) -> str:
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}:{secs:02d}"
 
 
 def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
@@ -124,6 +171,7 @@ def _where(p: argparse.ArgumentParser) -> None:
     group = p.add_mutually_exclusive_group()
     group.add_argument("--config", metavar="FILE", help="the config (its data_dir holds the journal)")
     group.add_argument("--data-dir", metavar="DIR", help="the folder holding the journal")
+    group.add_argument("--demo", action="store_true", help="the journal of `referee demo`'s games")
 
 
 def add_commands(sub: Any) -> None:

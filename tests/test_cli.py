@@ -18,6 +18,8 @@ from referee.cli import main
 
 from .helpers import game, lay, snap, wait
 
+ROOT = Path(__file__).resolve().parent.parent
+
 EXAMPLE = [  # the example from the design: a queen laid out of turn, then snapped
     {"game": {"players": ["Ann", "Bob", "Cy"], "rules": "celtic", "options": {}}},
     {"t": 1000000, "lay": "7H"},
@@ -284,7 +286,7 @@ def test_demo_rulings_equal_what_adjudicate_rules_on_its_script(tmp_path, capsys
     "argv", [[], ["--players", "2"], ["--players", "8"]], ids=lambda a: " ".join(a) or "defaults"
 )
 def test_demo_plays_a_whole_game_names_the_winner_and_shows_the_summary(capsys, argv):
-    status, out, err = run(capsys, "demo", "--headless", "--no-camera", *argv)
+    status, out, err = run(capsys, "demo", "--headless", "--no-camera", "--seed", "1", *argv)
     assert status == 0 and err == ""
     assert "wins after" in out
     assert "Summary" in out
@@ -299,7 +301,7 @@ def test_demo_with_too_few_or_too_many_players_is_a_one_line_error(capsys, playe
 
 
 def test_demo_stopped_by_the_cap_exits_1_and_says_stopped(capsys):
-    status, out, _ = run(capsys, "demo", "--headless", "--no-camera", "--cap", "5")
+    status, out, _ = run(capsys, "demo", "--headless", "--no-camera", "--cap", "5", "--seed", "1")
     assert status == 1
     assert "Stopped after 5 lays" in out
     assert "wins after" not in out
@@ -408,3 +410,23 @@ def test_adjudicate_on_a_pipe_prints_each_ruling_as_soon_as_it_is_final():
         watchdog.cancel()
         proc.kill()
         proc.wait()
+
+
+# The README's config, as a fresh clone has it -----------------------------------------------
+
+
+def test_the_tracked_example_config_runs_the_readmes_commands(capsys, tmp_path):
+    """`referee run`, `games` and `export` with `--config referee.example.toml`, the README's
+    lines, on a game the demo wrote (the journal in the test's own XDG data dir)."""
+    example = ROOT / "referee.example.toml"
+    readme = (ROOT / "README.md").read_text()
+    assert "--config referee.example.toml" in readme and "--config referee.toml " not in readme
+    status, script, _ = run(capsys, "demo", "--script", "--seed", "1")
+    game = tmp_path / "game.jsonl"
+    game.write_text(script)
+    status, out, err = run(capsys, "run", "--config", str(example), "--lays-from", str(game), "--at-once")
+    assert status == 0 and '"event": "game_won"' in out, err
+    status, out, err = run(capsys, "games", "--config", str(example))
+    assert status == 0 and " lays  won by " in out and str(game) in out
+    status, out, _ = run(capsys, "export", "1", "--config", str(example))
+    assert status == 0 and out.splitlines()[1] == script.splitlines()[1]

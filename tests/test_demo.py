@@ -2,6 +2,7 @@
 
 import argparse
 import io
+import json
 import random
 
 from hardware.clock import VirtualClock
@@ -220,3 +221,244 @@ def test_through_the_camera_cards_asked_and_misread_are_named_by_the_host_and_th
     assert demo.questions >= 3 and stage.asked >= 3
     assert stage.wrong == 1 and demo.corrections >= 1
     assert [strip(r) for r in told(heard)] == truth
+
+
+# A new deal each run, the winner screen kept, the same clock, the games listed (issue 21, item 8) ---
+
+
+def test_without_a_seed_each_run_deals_anew_and_prints_the_seed_to_play_it_again(tmp_path):
+    from referee.demo import fresh_seed
+
+    assert len({fresh_seed() for _ in range(50)}) > 1 and all(1 <= fresh_seed() <= 99_999 for _ in range(50))
+    drawn, given = io.StringIO(), io.StringIO()
+    short = {"cap": 80}  # the same 80 lays tell the same deal
+    assert run_demo(demo_args(seed=None, data_dir=str(tmp_path / "a"), **short), drawn, seeds=lambda: 4) == 1
+    assert "seed 4" in drawn.getvalue() and "--seed 4 deals this game again" in drawn.getvalue()
+    assert run_demo(demo_args(seed=4, data_dir=str(tmp_path / "b"), **short), given, seeds=lambda: 9) == 1
+    assert "deals this game again" not in given.getvalue()  # a seed given is known already
+
+    def game(out):  # the log and the summary, the seed's own line aside
+        return [line for line in out.getvalue().splitlines() if "deals this game again" not in line]
+
+    assert game(drawn) == game(given)
+
+
+def test_a_script_without_a_seed_says_its_seed_aside(capsys):
+    from referee.cli import main
+
+    assert main(["demo", "--script", "--players", "2", "--cap", "3"]) == 1
+    out, err = capsys.readouterr()
+    seed = int(err.split("seed ")[1].split()[0])
+    assert err == f"referee demo: seed {seed} (--seed {seed} deals this game again)\n"
+    assert main(["demo", "--script", "--players", "2", "--cap", "3", "--seed", str(seed)]) == 1
+    assert capsys.readouterr() == (out, "")
+
+
+def test_a_stopped_game_resumes_with_its_own_seed_when_none_is_given(tmp_path):
+    from referee.journal import Journal
+
+    from .helpers import power_cut
+
+    args = demo_args(seed=None, data_dir=str(tmp_path), cap=150)
+    assert run_demo(args, io.StringIO(), seeds=lambda: 4) == 1  # stopped at the cap
+    power_cut(tmp_path, 100)  # ... or rather, the power went after event 100: the game is open
+    out = io.StringIO()
+    assert run_demo(args, out, seeds=lambda: 77) == 1  # a new deal would be seed 77
+    assert "Resuming game 1" in out.getvalue() and "seed 4" in out.getvalue()
+    with Journal.open(tmp_path) as journal:
+        (game,) = journal.games()
+        assert journal.lays()[1] == 150
+    assert game.status == "stopped" and "seed 4," in game.source
+
+
+class StopWhenLingering:
+    """A StopRequest whose Ctrl-C comes as the winner screen starts to linger, after `look`
+    has read the page's state (the server still serving it)."""
+
+    def __init__(self, look):
+        from referee.stopping import StopRequest
+
+        self.request = StopRequest()
+        self.look = look
+        self.seen = None
+        outer = self
+
+        class Stop(type(self.request)):
+            def on_stop(self, hook):
+                outer.seen = outer.look()
+                self.request(2)  # SIGINT
+                return super().on_stop(hook)
+
+        self.request.__class__ = Stop
+
+
+def test_the_winner_screen_stays_served_until_ctrl_c_which_says_what_was_kept(tmp_path):
+    import json
+    import urllib.request
+
+    from referee import demo
+
+    served = {}
+    real = demo._kiosk
+
+    def kiosk(*args, **kwargs):
+        served["kiosk"] = real(*args, **kwargs)
+        return served["kiosk"]
+
+    def look():
+        with urllib.request.urlopen(served["kiosk"].server.url + "api/state", timeout=10) as answer:
+            return json.loads(answer.read())
+
+    stopping = StopWhenLingering(look)
+    out = io.StringIO()
+    args = demo_args(headless=False, linger=float("inf"), data_dir=str(tmp_path), seed=2)
+    demo._kiosk, restore = kiosk, demo._kiosk
+    try:
+        assert run_demo(args, out, stop=stopping.request) == 0  # the game was won: Ctrl-C ends the show
+    finally:
+        demo._kiosk = restore
+    text = " ".join(out.getvalue().split())
+    view = stopping.seen
+    winner = view["winner"]["name"]
+    assert f"{winner} wins after" in text and "The kiosk page stays at http://127.0.0.1:" in text
+    assert "Ctrl-C ends the demo" in text
+    assert (
+        f"Stopped (SIGINT). Kept in the journal {tmp_path / 'journal.sqlite3'}: game 1, won by {winner}"
+        in text
+    )
+    assert f"`referee games --data-dir {tmp_path}` lists it" in text
+    # The kiosk's clock is the terminal's: each ruling the page lists is at the time the log printed.
+    printed = {}
+    for line in out.getvalue().splitlines():
+        parts = line.split()
+        if parts and parts[0].count(":") == 1 and parts[0].replace(":", "").replace(".", "").isdigit():
+            printed.setdefault(" ".join(parts[1:]), set()).add(parts[0])
+    for entry in view["log"]:
+        clocks = printed.get(" ".join(entry["text"].split()))
+        assert clocks, entry
+        m, s = entry["clock"].split(":")
+        assert any(
+            abs(int(m) * 60 + float(s) - (int(c.split(":")[0]) * 60 + float(c.split(":")[1]))) <= 0.05
+            for c in clocks
+        ), (entry, clocks)
+
+
+def test_no_linger_without_a_terminal_and_none_when_asked(tmp_path):
+    for linger in (None, 0.0):
+        out = io.StringIO()
+        args = demo_args(headless=False, linger=linger, data_dir=str(tmp_path / str(linger)), seed=2, cap=30)
+        assert run_demo(args, out) == 1
+        assert "Stopped after 30 lays" in out.getvalue()
+        assert "stays at" not in out.getvalue()
+
+
+def test_the_demos_games_are_listed_with_local_time_duration_lays_and_winner(capsys):
+    from datetime import timedelta, timezone
+
+    from referee.cli import main
+    from referee.service_cli import _game_line
+
+    assert main(["games"]) == 2  # no journal for `referee run` here ...
+    assert "no journal here" in capsys.readouterr().err
+    assert run_demo(demo_args(seed=3, cap=60), io.StringIO()) == 1  # the XDG data dir's demo journal
+    assert main(["games"]) == 2
+    assert capsys.readouterr().err.endswith(
+        "(no game has been played with this data dir; the demo's games: --demo)\n"
+    )
+    assert main(["games", "--demo"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    lays = 60  # the cap
+    assert f" {lays} lays  stopped " in line and "demo: 3 bots, seed 3, cap 60" in line
+    assert main(["games", "--demo", "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["lays"] == lays and row["duration_s"] >= 0 and row["status"] == "stopped"
+
+    game = argparse.Namespace(  # a journal's record, as the listing reads it
+        id=7,
+        events=480,
+        winner=1,
+        status="won",
+        source="demo",
+        spec={"game": {"players": ["Ann", "Bob"]}},
+        started="2026-11-26T21:50:00+00:00",
+        ended="2026-11-26T23:03:09+00:00",
+    )
+    text = _game_line(game, False, 312, timezone(timedelta(hours=2)))
+    assert text.split("  (")[0].split() == [
+        "7",
+        "2026-11-26",
+        "23:50",
+        "1h13m",
+        "312",
+        "lays",
+        "won",
+        "by",
+        "Bob",
+        "Ann,",
+        "Bob",
+    ]
+    game.ended = "2026-11-26T21:52:05+00:00"
+    assert " 2:05 " in _game_line(game, False, 3)
+
+
+def test_linger_for_some_seconds_then_the_demo_ends_and_a_negative_one_is_one_line(tmp_path, capsys):
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    from referee.cli import main
+
+    out = io.StringIO()
+    args = demo_args(headless=False, linger=0.01, data_dir=str(tmp_path), seed=2, cap=30)
+    assert run_demo(args, out) == 1  # the game stopped at the cap: its last table stays too
+    assert "The kiosk page stays at http://127.0.0.1:" in out.getvalue() and "for 0.01 s" in out.getvalue()
+    assert "Stopped (" not in out.getvalue()  # the time ran out: no Ctrl-C to report
+    for bad in ("-1", "nan"):
+        assert main(["demo", "--linger", bad, "--headless", "--seed", "1"]) == 2
+        assert capsys.readouterr().err == f"--linger must be 0 seconds or more, not {float(bad)}\n"
+    # `make demo ARGS="..."` hands the options to `referee demo`.
+    root = Path(__file__).resolve().parent.parent
+    if shutil.which("make"):
+        made = subprocess.run(
+            [
+                "make",
+                "-n",
+                "--no-print-directory",
+                "-C",
+                str(root),
+                "demo",
+                "ARGS=--rules classic --port 8090",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert made.stdout.splitlines()[-1] == ".venv/bin/referee demo --rules classic --port 8090"
+
+
+def test_ctrl_c_mid_game_says_what_stays_open_and_the_next_run_resumes_it(tmp_path):
+    from referee.stopping import StopRequest
+
+    class CtrlCAfter(StopRequest):
+        """Ctrl-C once the table has asked `n` times whether to stop (between two events)."""
+
+        def __init__(self, n: int) -> None:
+            super().__init__()
+            self.asked = n
+
+        @property
+        def requested(self) -> bool:
+            self.asked -= 1
+            if self.asked == 0:
+                self.request(2)  # SIGINT
+            return self.signum is not None
+
+    args = demo_args(seed=None, data_dir=str(tmp_path), cap=200)
+    out = io.StringIO()
+    assert run_demo(args, out, stop=CtrlCAfter(60), seeds=lambda: 5) == 130
+    said = " ".join(out.getvalue().split())
+    assert "Stopped (SIGINT) after " in said
+    assert f"game 1 (seed 5) stays open in the journal {tmp_path / 'journal.sqlite3'}" in said
+    again = io.StringIO()
+    assert run_demo(args, again, seeds=lambda: 6) == 1  # on to the cap
+    assert "Resuming game 1" in again.getvalue() and "seed 5" in again.getvalue()

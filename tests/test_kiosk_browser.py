@@ -174,7 +174,7 @@ def test_the_winner_screen_has_each_players_figures(browser, size):
 def test_the_rulings_announced_again_after_a_restart_are_tagged_in_the_log(browser):
     _, (state, *rest) = race_hub(events=0)
     view = TableView(state)
-    for event in rest:  # the whole race example
+    for event in rest[:-1]:  # the race example up to the late presses (a lay would clear the banner)
         state, rulings = step(state, event)
         for ruling in rulings:
             view.add(ruling)
@@ -185,9 +185,10 @@ def test_the_rulings_announced_again_after_a_restart_are_tagged_in_the_log(brows
     try:
         page = open_page(browser, server, hub, SIZES[0])
         items = page.locator("#log li")
-        # Newest first: the four announced again, then the three lays told before the crash.
-        assert [items.nth(i).locator(".tag.again").count() for i in range(items.count())] == [1] * 4 + [0] * 3
-        assert items.first.inner_text() == "0:02.9Bob lays 4♠ call 4 announced again"
+        # Newest first: the win and the late press announced again, then the three lays told
+        # before the crash.
+        assert [items.nth(i).locator(".tag.again").count() for i in range(items.count())] == [1] * 2 + [0] * 3
+        assert items.first.inner_text() == "0:01.4Ann snap 12.4 ms late announced again"
         # The banner's ruling (the race's win) is one of them: the big line says so too.
         assert page.locator("#last .tag.again").inner_text() == "announced again"
         assert page.inner_text("#last").startswith("Bob SNAP! takes 3 cards")
@@ -196,13 +197,17 @@ def test_the_rulings_announced_again_after_a_restart_are_tagged_in_the_log(brows
         server.stop()
 
 
-def test_the_banner_is_not_tagged_for_a_ruling_told_for_the_first_time(browser):
-    hub, _ = race_hub(events=7)  # the whole race: the win is the banner's
+def test_the_banner_is_not_tagged_for_a_ruling_told_for_the_first_time_and_the_next_lay_clears_it(browser):
+    hub, (state, last_lay) = race_hub(events=6)  # the race up to the late presses: the win is the banner's
     server = serve(hub)
     try:
         page = open_page(browser, server, hub, SIZES[0])
         assert page.inner_text("#last").startswith("Bob SNAP! takes 3 cards")
         assert page.locator("#last .tag").count() == 0
+        feed(hub, state, [last_lay])  # Bob lays: the win is old news, left to the log
+        shows(page, hub.version)
+        assert page.inner_text("#last").strip() == ""
+        assert "Bob SNAP! takes 3 cards" in page.inner_text("#log")
     finally:
         server.stop()
 

@@ -365,3 +365,80 @@ def test_a_ruling_is_matched_by_its_kind_as_well_as_its_values():
     same_values = tuple(laid)  # a named tuple equals any tuple of the same values
     assert marked_again([laid], [same_values]) == [False]  # type: ignore[list-item]
     assert marked_again([laid, laid], [laid]) == [False, True]  # only the last told
+
+
+# Each preset its own game: the legend, the terms, the call, the penalty's slapper ---------------
+
+
+def bot_views(rules: str, seed: int = 1, players: int = 4) -> list[dict[str, Any]]:
+    """A bot game of `rules` fed to a view: the view after each event."""
+    table = VirtualTable(players=players, seed=seed, rules=rules)
+    view = TableView(table.spec.new_game())
+    views = []
+    for play in table.play():
+        for ruling in play.rulings:
+            view.add(ruling)
+        view.update(play.state)
+        views.append(view.view())
+    return views
+
+
+def test_each_preset_shows_its_own_slaps_and_terms():
+    legend = {}
+    for rules in ("celtic", "classic", "paranoid", "party"):
+        game_ = TableView(VirtualTable(players=3, seed=1, rules=rules).spec.new_game()).view()["game"]
+        legend[rules] = [s["word"] for s in game_["slaps"]]
+        assert all(s["key"] in game_["terms"] for s in game_["slaps"])  # each slap can be explained
+        assert game_["calls"] == (rules == "celtic")
+        assert game_["penalty_pile"] == (rules == "paranoid")
+        terms = game_["terms"]
+        assert ("count_out" in terms) == (rules == "celtic") and ("challenge" in terms) == (rules != "celtic")
+        assert ("dark_queen" in terms) == ("calling_out" in terms) == (rules == "celtic")
+        assert ("penalty_pile" in terms) == (rules == "paranoid")
+    assert legend == {
+        "celtic": ["calling out", "pair", "sandwich", "dark queen"],
+        "classic": ["pair", "run", "triple", "joker"],
+        "paranoid": ["pair", "sandwich"],
+        "party": ["pair", "sandwich", "top and bottom", "run", "marriage"],
+    }
+    table = VirtualTable(players=3, seed=1, rules="classic")
+    classic = TableView(table.spec.new_game()).view()["game"]["terms"]
+    assert "Around the corner" in classic["run"]["text"]
+    assert "wins the whole game" in classic["triple"]["text"]
+    assert "the seat that laid the top card takes the stack" in classic["wrong_snap"]["text"]
+
+
+def test_a_lay_says_its_call_only_where_calling_out_counts():
+    for rules in ("celtic", "classic"):
+        lays = [e["text"] for e in bot_views(rules)[5]["log"] if e["event"] == "laid"]
+        assert lays and all((" call " in text) == (rules == "celtic") for text in lays)
+
+
+def test_a_stack_handed_over_for_a_wrong_slap_names_the_seat_that_slapped():
+    views = bot_views("classic")
+    handed = [e for v in views for e in v["log"] if e["event"] == "stack_won" and "by penalty" in e["text"]]
+    assert handed
+    names = views[0]["players"]
+    for entry in handed:
+        text = entry["text"]
+        slapped = [n["name"] for n in names if text.endswith(f"by penalty: {n['name']}'s wrong slap")]
+        assert len(slapped) == 1, entry["text"]
+
+
+def test_the_next_lay_makes_the_last_ruling_stale():
+    _, views = watch(example("race-and-late-press"))
+    # The win, then the late presses: fresh; then Bob lays: the banner is old news.
+    texts = [(v["last"]["text"], v["last"]["stale"]) for v in views if v["last"] is not None]
+    won = "Bob SNAP! takes 3 cards (sandwich) — beats Ann by 12.4 ms"
+    assert (won, False) in texts
+    assert texts[-1] == (won, True)
+
+
+def test_the_game_clock_can_start_at_the_games_own_zero():
+    table = VirtualTable(players=3, seed=1)
+    own, zero = TableView(table.spec.new_game()), TableView(table.spec.new_game(), t0=0)
+    first = next(r for play in table.play() for r in play.rulings)
+    for view in (own, zero):
+        view.add(first)
+    assert own.view()["log"][0]["clock"] == "0:00.0"
+    assert zero.view()["log"][0]["clock"] == clock(first.t) != "0:00.0"

@@ -20,7 +20,7 @@ from referee.engine import finish, step
 from referee.errors import UserError
 from referee.kiosk_view import TableView
 from referee.presets import PRESETS
-from referee.ruling_text import runner_up, say
+from referee.ruling_text import runner_up, say, slapper
 from referee.rulings import Burned, GameWon, Laid, Penalty, SeatOut, SnapIgnored, StackWon, TakeBack
 from referee.script import adjudicate, read_script
 
@@ -87,17 +87,27 @@ def test_the_live_table_rules_a_bot_game_as_the_bots_referee_did(rules):
 def test_the_kiosks_words_are_the_demos_words_for_every_preset(rules):
     """`ruling_text.say` mirrors `demo.describe` (colours, padding and clock aside)."""
     seen: set[str] = set()
+    said: list[str] = []
+    calls = PRESETS[rules]().options.slap_calling_out
     for seed in (1, 2):
         table = VirtualTable(players=4, seed=seed, rules=rules)
         names = table.spec.players
         for play in table.play():
             for i, ruling in enumerate(play.rulings):
-                after = play.rulings[i + 1 :]
+                after, before = play.rulings[i + 1 :], play.rulings[:i]
                 seen.add(ruling.event)
-                demo_words = " ".join(describe(ruling, names, after).plain.split()[1:])
-                assert " ".join(say(ruling, names, runner_up(ruling, after)).split()) == demo_words
+                demo_words = " ".join(describe(ruling, names, after, before, calls).plain.split()[1:])
+                words = say(ruling, names, runner_up(ruling, after), slapper(before), calls)
+                assert " ".join(words.split()) == demo_words
+                said.append(words)
     if rules != "celtic":
         assert "burned" in seen or "take_back" in seen
+    # Only celtic calls out: the other games' lays say no call (a number that means nothing there).
+    lays = [w for w in said if " lays " in w]
+    assert lays and all((" call " in w) == (rules == "celtic") for w in lays)
+    if rules == "classic":  # a wrong slap hands the stack over: the words name who slapped
+        handed = [w for w in said if "by penalty" in w]
+        assert handed and all(w.endswith("'s wrong slap") or "'s wrong slap," in w for w in handed)
 
 
 # Instructions: the words -----------------------------------------------------------------------

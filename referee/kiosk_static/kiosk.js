@@ -17,6 +17,13 @@ let winnerDismissed = false;
 // ({for, clock, card}); null: no correction open.
 let fixing = null;
 let askedFor = null; // the lay the picker was last drawn for: a new one clears the last answer
+// A term of this game (view.game.terms) as a word a tap explains; plain text if the game has none.
+function term(v, key, text) {
+  const t = v.game.terms[key];
+  const word = esc(text || (t ? t.word : key));
+  return t ? `<button type="button" class="term" data-term="${esc(key)}">${word}</button>` : word;
+}
+
 function wallMs() {
   return performance.timeOrigin + performance.now();
 }
@@ -48,16 +55,22 @@ function drawPile(v) {
     : `<div class="empty-stack">no stack</div>`;
   put($("cards"), html);
   const n = v.stack.size;
-  const pile = v.stack.penalty_pile ? ` · penalty pile ${v.stack.penalty_pile}` : "";
-  put($("stack-size"), (n ? `${n} card${n === 1 ? "" : "s"} in the stack` : "") + pile);
+  const size = n ? `${n} card${n === 1 ? "" : "s"}` : "";
+  // The penalty pile, in the games that have one (and whenever cards lie on it).
+  const pp = v.stack.penalty_pile;
+  const pile =
+    v.game.penalty_pile || pp ? `<span class="pp">${term(v, "penalty_pile")}: ${pp}</span>` : "";
+  put($("stack-size"), [size, pile].filter(Boolean).join(" · "));
 }
 
 function drawCall(v) {
+  // NEXT CALL only where calling out counts: elsewhere whose turn and the challenge take its room.
+  document.body.classList.toggle("no-calls", !v.game.calls);
   put($("call-rank"), esc(v.call.next_rank));
   let turn = "";
   if (v.winner) turn = "game over";
-  else if (v.hold) turn = "HOLD";
-  else if (v.turn) turn = `${esc(v.turn.name)} to lay`;
+  else if (v.hold) turn = term(v, "hold", "HOLD");
+  else if (v.turn) turn = `<span class="who">${esc(v.turn.name)}</span> to lay`;
   put($("turn"), turn);
   const box = $("count-out");
   if (v.hold && !v.winner) {
@@ -65,17 +78,29 @@ function drawCall(v) {
     box.className = "hold";
     put(
       box,
-      `first snap wins — else ${esc(v.hold.name)} ${how}` +
+      `first snap wins — else ${esc(v.hold.name)} ${how}`.replace("(challenge)", `(${term(v, "challenge")})`) +
         `<div class="drain" style="animation:drain ${v.hold.ms_left}ms linear forwards"></div>`
     );
   } else if (v.count_out) {
     box.className = "";
     const left = v.count_out.left;
-    put(
-      box,
-      `${esc(v.count_out.name)}'s ${v.game.face_cards === "challenge" ? "challenge" : "count-out"}` +
-        `<div class="chances">${"●".repeat(Math.max(0, left))} <small>${left} to go</small></div>`
-    );
+    const dots = "●".repeat(Math.max(0, left));
+    if (v.game.face_cards === "challenge") {
+      // The challenge's chances left: the challenged seat (on turn) must lay a face card in them.
+      const who = v.turn ? `${esc(v.turn.name)}: ` : "";
+      const chances = `${left} chance${left === 1 ? "" : "s"} left`;
+      put(
+        box,
+        `${esc(v.count_out.name)}'s ${term(v, "challenge")}` +
+          `<div class="chances">${dots} <small>${who}${chances}</small></div>`
+      );
+    } else {
+      put(
+        box,
+        `${esc(v.count_out.name)}'s ${term(v, "count_out")}` +
+          `<div class="chances">${dots} <small>${left} to go</small></div>`
+      );
+    }
   } else {
     box.className = "";
     put(box, "");
@@ -85,8 +110,10 @@ function drawCall(v) {
 function drawLast(v) {
   const box = $("last");
   const last = v.last;
-  if (!last) {
-    box.className = "";
+  // A card laid since: the ruling is old news (it stays in the log). Cleared, not left beside
+  // a fresh stack.
+  if (!last || last.stale) {
+    box.className = "empty";
     put(box, "&nbsp;");
     return;
   }
@@ -108,9 +135,12 @@ function drawSeats(v) {
   const html = v.players
     .map((p) => {
       const tags = [];
-      if (p.penalised) tags.push(`<span class="tag pen">PENALISED</span>`);
+      if (p.penalised) tags.push(`<span class="tag pen">${term(v, "penalised", "PENALISED")}</span>`);
       if (p.out) tags.push(`<span class="tag bad">OUT</span>`);
-      if (p.count_owner) tags.push(`<span class="tag own">${v.game.face_cards === "challenge" ? "challenge" : "count-out"}</span>`);
+      if (p.count_owner) {
+        const key = v.game.face_cards === "challenge" ? "challenge" : "count_out";
+        tags.push(`<span class="tag own">${term(v, key)}</span>`);
+      }
       if (p.trouble) tags.push(`<span class="tag bad">button ${({stuck: "stuck", chattering: "chatters", unplugged: "unplugged"})[p.trouble] || p.trouble}</span>`);
       const cls = ["seat", p.turn ? "turn" : "", p.penalised ? "penalised" : ""].join(" ");
       const led = `<div class="led${p.led.blink ? " blink" : ""}" style="--level:${p.led.level}" title="seat light"></div>`;
@@ -123,7 +153,18 @@ function drawSeats(v) {
   const seats = $("seats");
   seats.style.setProperty("--cols", v.players.length <= 4 ? v.players.length : Math.ceil(v.players.length / 2));
   seats.classList.toggle("many", v.players.length > 4);
+  seats.classList.toggle("eight", v.players.length > 7);
   put(seats, html);
+}
+
+function drawLegend(v) {
+  // The slaps that count in this game, and its other terms worth a tap.
+  const slaps = v.game.slaps.map((s) => `<span class="chip">${term(v, s.key)}</span>`).join("");
+  const more = ["count_out", "challenge", "wrong_snap", "penalty_pile"]
+    .filter((k) => v.game.terms[k])
+    .map((k) => `<span class="chip other">${term(v, k)}</span>`)
+    .join(" · ");
+  put($("legend"), `slaps: ${slaps}<br>${more}`);
 }
 
 function drawLog(v) {
@@ -233,7 +274,7 @@ function drawWinner(v) {
     const s = v.stats[seat];
     const chips = s.snaps_by_reason.map((r) => `<span class="chip">${esc(r.words)} ×${r.count}</span>`).join("");
     const react = s.reactions
-      ? `median ${s.median_ms.toFixed(0)} ms · mean ${s.mean_ms.toFixed(0)} ms · ${s.reactions} presses`
+      ? `median ${s.median_ms.toFixed(0)} · mean ${s.mean_ms.toFixed(0)} ms · ${s.reactions} presses`
       : "no timed presses";
     return (
       `<div class="stat${seat === v.winner.seat ? " won" : ""}">` +
@@ -246,6 +287,8 @@ function drawWinner(v) {
     );
   });
   box.classList.toggle("many", v.players.length > 4);
+  const n = v.players.length;
+  box.style.setProperty("--cols", n <= 4 ? n : Math.ceil(n / 2));
   put(
     box,
     `<h1>${esc(v.winner.name)} wins!</h1><p class="hint">tap to see the table</p>` +
@@ -260,6 +303,7 @@ function draw(v) {
   drawCall(v);
   drawLast(v);
   drawSeats(v);
+  drawLegend(v);
   drawLog(v);
   drawBar(v);
   drawWinner(v);
@@ -372,6 +416,24 @@ function setUpAdmin() {
       return command(cmd);
     };
   }
+  // A tap on a term explains it (and does nothing else: not a log correction, not the winner's).
+  document.addEventListener(
+    "click",
+    (e) => {
+      const button = e.target.closest(".term");
+      if (!button || !kiosk.view) return;
+      const t = kiosk.view.game.terms[button.dataset.term];
+      if (!t) return;
+      e.stopPropagation();
+      put($("explain-word"), esc(t.word));
+      put($("explain-text"), esc(t.text));
+      $("explain").hidden = false;
+    },
+    true
+  );
+  $("explain").onclick = () => {
+    $("explain").hidden = true;
+  };
   $("winner").onclick = () => {
     winnerDismissed = true;
     $("winner").hidden = true;
