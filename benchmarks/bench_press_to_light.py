@@ -1,6 +1,6 @@
 """Benchmark: press to the winner's light through the demo's whole path, camera on and off.
 
-    .venv/bin/python benchmarks/bench_press_to_light.py              (about 1 minute)
+    .venv/bin/python benchmarks/bench_press_to_light.py              (about 3 minutes)
     .venv/bin/python benchmarks/bench_press_to_light.py --seeds 2    (a quick look)
 
 Each game is `referee demo --headless`'s table: bots play; each press becomes bouncing edges
@@ -21,9 +21,11 @@ moment the winner's seat LED pin is first set fully on after it (its win flash),
 demo's virtual clock. That is event time: the waiting the pipeline itself imposes (callback
 lag, the sources' bounds, the camera's frame grid and reading); the CPU time of judging and
 of the thread hops is not in it (`bench_loop.py` measures that, about 0.5 ms). Also shown
-from the press's callback (when the referee first hears of it) to the LED.
+from when the referee first hears of the press (its callback, or the sweep that read it) to
+the LED. (In the simulation a press made while a frame's reading is being delivered is
+heard at that delivery, up to 15 ms late: the demo's own artefact, on every path alike.)
 
-Three ways in for the GPIO buttons, each over the three lay sources:
+Two ways in for the GPIO buttons, each over the three lay sources:
 
 - gpiozero's callbacks (`buttons = "gpiozero"`, the fallback): each edge's callback runs 0 to
   50 ms late, and the buttons are bound by their declared latency (60 ms: no press can be
@@ -32,7 +34,7 @@ Three ways in for the GPIO buttons, each over the three lay sources:
   and queued 5 to 100 us later on the double of the kernel's GPIO chip
   (hardware/gpio_double.py), read by the real reader (`GpioButtons.sweep` each time the loop is
   pumped and every 4 ms while it waits), which reports its progress after each sweep that
-  found the queue empty (the sweep's start less 2 ms);
+  found the queue empty (the sweep's start less 2 ms).
 
 A win whose press waited for a question (a card the camera asked, judged once the host names
 it) is counted apart: that wait is the host's.

@@ -631,7 +631,7 @@ def _judge_live(
         loop.put_edge(e._replace(t=e.t + shift))  # the kernel's stamp, on the game's timeline
 
     try:
-        buttons = _open_buttons(config, loop, edge, factory, base, shift, note, troubles)
+        buttons = _open_buttons(config, loop, edge, factory, base, shift, note)
     except BaseException:
         signals.close()
         raise
@@ -709,24 +709,15 @@ def _open_buttons(
     clock: Clock,
     shift: int,
     note: Any,
-    troubles: list[Callable[..., Any]],
 ) -> SnapButtons | GpioButtons:
     """The wiring's GPIO buttons: read from the kernel's line events with their progress
     (`buttons = "gpiod"`, on the double of the chips with mock pins), or through gpiozero's
     callbacks. A line that cannot be requested: one line naming it, exit 2. Lines that fail
-    mid-game: said, the GPIO seats' presses paused, asked for again every second."""
+    mid-game: said in one line (the reader's), asked for again every second; the game goes on."""
     wiring = config.wiring
     if config.buttons == "gpiozero":
         return SnapButtons(wiring.buttons, edge, pin_factory=factory)
     from hardware import gpio_buttons
-
-    seats = [i for i, pin in enumerate(wiring.buttons) if pin is not None]
-
-    def lost(gone: bool) -> None:
-        t = clock.now_us() + shift
-        for seat in seats:  # the reader's own line says it; the kiosk marks each seat
-            for sink in troubles[1:]:
-                sink(ButtonTrouble(seat, t, "unplugged" if gone else "recovered"))
 
     if config.pins == "mock":
         from hardware import gpio_double
@@ -739,7 +730,6 @@ def _open_buttons(
             wiring.buttons,
             edge,
             progress=lambda t: loop.progress("buttons", t + shift),
-            lost=lost,
             wanted=loop.waiting,
             clock=clock,
             system=system,
