@@ -186,10 +186,9 @@ def run_hw_test(
             )
         except GpioError as e:
             raise UserError(f"hw-test: {e}") from None
-        if buttons.chip is not None:
-            say(
-                f"\nButtons on /dev/gpiochip{buttons.chip.number} ({buttons.chip.label}), the kernel's stamps"
-            )
+        chip = buttons.chip
+        if chip is not None:
+            say(f"\nGPIO buttons: /dev/gpiochip{chip.number} ({chip.label}), stamped by the kernel")
         if args.mock and usb_system is None and wiring.usb:
             from hardware.usb_double import DoubleSystem
 

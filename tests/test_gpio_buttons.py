@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import argparse
 import errno
+import io
+import json
 import queue
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hardware import gpio_double
 from hardware.board import Chip
 from hardware.buttons import Edge
 from hardware.clock import MonotonicClock, VirtualClock
@@ -21,6 +26,12 @@ from hardware.gpio_buttons import (
     line_settings,
 )
 from hardware.gpio_double import DoubleGpio
+from hardware.pins import VirtualFactory
+from referee.cli import main
+from referee.errors import UserError
+from referee.hwtest import run_hw_test
+from referee.script import adjudicate
+from referee.service import run_service
 
 T = 10_000_000
 PINS = (4, 27, 23)  # the default wiring's first three buttons
@@ -325,3 +336,124 @@ def test_the_reader_thread_wakes_on_a_press_and_hands_it_on():
     assert edges.get(timeout=10) == Edge(2, t, True)
     buttons.close()
     assert gpio.held == {}
+
+
+# Through `referee run` and `hw-test` --------------------------------------------------------------
+
+
+def _script(lines: int = 40) -> str:
+    from referee.bots import VirtualTable
+    from referee.script import event_to_json
+
+    table = VirtualTable(players=3, seed=55)
+    out = [json.dumps(table.spec.to_json())]
+    out += [json.dumps(event_to_json(p.event)) for p in table.play() if p.event is not None]
+    return "\n".join(out[:lines]) + "\n"
+
+
+def _config(tmp_path: Path, hardware: str = "") -> Path:
+    path = tmp_path / "referee.toml"
+    path.write_text(
+        f'[table]\nplayers = ["Ann", "Bob", "Cy"]\n[hardware]\npins = "mock"\n{hardware}'
+        '[service]\ndata_dir = "data"\nkiosk = false\n'
+    )
+    return path
+
+
+def _rehearse(tmp_path: Path, config: Path) -> tuple[int, str, str, str]:
+    script = tmp_path / "game.jsonl"
+    script.write_text(_script())
+    args = argparse.Namespace(config=str(config), lays_from=str(script), at_once=False, new_game=False)
+    out, err = io.StringIO(), io.StringIO()
+    status = run_service(args, out, err, clock=VirtualClock(50_000_000))
+    return status, out.getvalue(), err.getvalue(), script.read_text()
+
+
+def _untimed(rulings: list[dict]) -> list[dict]:
+    return [{k: v for k, v in r.items() if k != "t"} for r in rulings]
+
+
+@pytest.mark.parametrize("reader", ["gpiod", "gpiozero"])
+def test_a_live_rehearsal_rules_as_adjudicate_with_either_button_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader: str
+):
+    chips: list[DoubleGpio] = []
+    monkeypatch.setattr(gpio_double, "mock_chips", lambda: chips.append(DoubleGpio()) or chips[-1])
+    status, out, err, script = _rehearse(tmp_path, _config(tmp_path, f'buttons = "{reader}"\n'))
+    assert status == 0, err
+    expected = [r.to_json() for r in adjudicate(io.StringIO(script), "script")]
+    assert _untimed([json.loads(line) for line in out.splitlines()]) == _untimed(expected)
+    if reader == "gpiod":  # the default wiring's buttons, on the double's header chip, given back
+        (chip,) = chips
+        assert chip.requests[0].offsets == (4, 23, 27) and chip.requests[0].released
+    else:
+        assert chips == []  # gpiozero's callbacks: no line request at all
+
+
+def test_a_button_line_another_program_holds_stops_the_service_with_one_line_and_status_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+):
+    def busy() -> DoubleGpio:
+        chip = DoubleGpio()
+        chip.claim(23, "lg")
+        return chip
+
+    monkeypatch.setattr(gpio_double, "mock_chips", busy)
+    script = tmp_path / "game.jsonl"
+    script.write_text(_script())
+    capsys.readouterr()
+    status = main(["run", "--config", str(_config(tmp_path)), "--lays-from", str(script)])
+    err = capsys.readouterr().err
+    assert status == 2 and "Traceback" not in err
+    (line,) = [line for line in err.strip().splitlines() if "gpio:" in line]
+    assert 'gpio: BCM 23 (Cy\'s button) on /dev/gpiochip0 (pinctrl-rp1) is busy, held by "lg"' in line
+
+
+def test_an_unknown_button_reader_in_the_config_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    script = tmp_path / "game.jsonl"
+    script.write_text(_script())
+    config = _config(tmp_path, 'buttons = "lgpio"\n')
+    status = main(["run", "--config", str(config), "--lays-from", str(script)])
+    err = capsys.readouterr().err
+    assert status == 2 and "Traceback" not in err
+    assert 'hardware.buttons: must be "gpiod" (the kernel\'s line events) or "gpiozero"' in err
+
+
+class FailAtOnce(DoubleGpio):
+    """The chip fails right after the reader's first sweep (a driver unbound under it)."""
+
+    def request(self, chip, offsets, config):
+        request = super().request(chip, offsets, config)
+        self.fail()
+        return request
+
+
+def test_button_lines_failing_mid_game_are_one_line_and_the_game_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(gpio_double, "mock_chips", FailAtOnce)
+    status, out, err, script = _rehearse(tmp_path, _config(tmp_path))
+    assert status == 0, err
+    expected = [r.to_json() for r in adjudicate(io.StringIO(script), "script")]
+    assert _untimed([json.loads(line) for line in out.splitlines()]) == _untimed(expected)
+    said = [line for line in err.splitlines() if "gpio:" in line]
+    assert len(said) == 1 and "failed (No such device): their presses are paused" in said[0]
+
+
+def test_hw_test_shows_gpio_presses_read_from_the_line_events_and_a_busy_line_is_one_line():
+    clock = VirtualClock(1_000_000)
+    args = argparse.Namespace(wiring=None, mock=True, seconds=None)
+    out = io.StringIO()
+    gpio = DoubleGpio()
+    assert run_hw_test(args, out, clock=clock, factory=VirtualFactory(clock), gpio_system=gpio) == 0
+    text = out.getvalue()
+    assert "GPIO buttons: /dev/gpiochip0 (pinctrl-rp1), stamped by the kernel" in text
+    presses = text.split("3. Presses")[1].splitlines()[1:]
+    assert "Cy     pressed at     0.900000 s" in presses[2] and "BEFORE Bob" in presses[2]
+    assert gpio.requests[0].released
+    busy = DoubleGpio()
+    busy.claim(4, "lg")
+    with pytest.raises(UserError, match=r'^hw-test: gpio: BCM 4 \(Ann\'s button\) .* held by "lg"'):
+        run_hw_test(args, io.StringIO(), clock=clock, factory=VirtualFactory(clock), gpio_system=busy)
