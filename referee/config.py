@@ -29,10 +29,13 @@ from .presets import UnknownPreset, rules_for
 
 SIDES = ("bottom", "top", "left", "right")
 PIN_KINDS = ("gpio", "mock")
+# How GPIO buttons are read: the kernel's line events (hardware/gpio_buttons.py, each sweep's
+# progress reported), or gpiozero's callbacks (the fallback: bound by their 60 ms latency).
+BUTTON_READERS = ("gpiod", "gpiozero")
 _TOP_KEYS = ("table", "camera", "hardware", "service")
 _TABLE_KEYS = ("players", "rules", "options")
 _CAMERA_KEYS = ("source", "profile", "fps", "seats")
-_HARDWARE_KEYS = ("pins", "wiring")
+_HARDWARE_KEYS = ("pins", "wiring", "buttons")
 _HOST_NAME = re.compile(r"[A-Za-z0-9.:_-]{1,253}")  # a DNS name, an IPv4 or an IPv6 address
 _SERVICE_KEYS = ("data_dir", "kiosk", "kiosk_host", "kiosk_port", "kiosk_names")
 
@@ -56,6 +59,7 @@ class Config:
     # The exposure (us), gain and lens position the camera step locked: set again at each start.
     camera_locks: tuple[int, float, float | None] | None = None
     pins: str = "gpio"
+    buttons: str = "gpiod"
     wiring: Wiring = field(default_factory=default_wiring)
     data_dir: Path = field(default_factory=lambda: default_data_dir())
     kiosk: bool = True
@@ -127,6 +131,12 @@ def _parse(data: Mapping[str, Any], source: str, folder: Path) -> Config:
     pins = hardware.get("pins", "gpio")
     if pins not in PIN_KINDS:
         raise Bad("hardware.pins", f'must be "gpio" (the Pi\'s pins) or "mock" (no wiring), not {show(pins)}')
+    buttons = hardware.get("buttons", "gpiod")
+    if buttons not in BUTTON_READERS:
+        raise Bad(
+            "hardware.buttons",
+            f'must be "gpiod" (the kernel\'s line events) or "gpiozero" (its callbacks), not {show(buttons)}',
+        )
     wiring_path = _path(hardware, "wiring", "hardware.wiring", folder)
     if wiring_path is None and table_profile is not None and table_profile.get("buttons"):
         try:  # the pins the buttons step found
@@ -181,6 +191,7 @@ def _parse(data: Mapping[str, Any], source: str, folder: Path) -> Config:
         sides=sides,
         camera_locks=_locks(table_profile),
         pins=pins,
+        buttons=buttons,
         wiring=wiring,
         data_dir=data_dir,
         kiosk=kiosk,

@@ -4,8 +4,10 @@ The bots (`VirtualTable`) play a game; this module turns what they physically do
 into the referee's inputs, and judges those with the live table loop, as
 `referee run` does at a real table:
 
-- a press becomes edges on the seat's mock GPIO pin (gpiozero's MockFactory on a
-  virtual clock), with contact bounce, its callback running a little late;
+- a press becomes edges on the seat's GPIO line, with contact bounce: by default stamped
+  and queued on the double of the kernel's GPIO chip (hardware/gpio_double.py) and read by
+  the real reader (`GpioButtons`), as `referee run` reads them; or (`buttons="gpiozero"`)
+  on a mock pin (gpiozero's MockFactory on a virtual clock), its callback running late;
 - a card laid becomes what the camera stage reports: `LayQueue` hands the lay
   over 30 to 150 ms after it came to rest; a camera stage renders frames of the
   table and reads them through the pile watcher and the recogniser;
@@ -28,6 +30,8 @@ from typing import Any, NamedTuple, Protocol
 from calibration.wiring import default_wiring
 from hardware.buttons import Debouncer, SnapButtons
 from hardware.clock import VirtualClock
+from hardware.gpio_buttons import TICK_US, GpioButtons
+from hardware.gpio_double import DoubleGpio
 from hardware.pins import VirtualFactory
 from hardware.signals import SignalPlayer, TableSignals
 
@@ -50,6 +54,8 @@ READ_US = 15_000  # a frame's reading, from the frame to the lay reported
 # The camera's is its bound only until the pile watcher reports its progress (with its first frame).
 LATENCIES_US = {"buttons": CALLBACK_LAG_US[1] + 10_000, "camera": 700_000}  # a doubtful reading waits ~0.5 s
 EDGE_TICK_US = 1_000  # an edge source that reports its progress reads the kernel's queue every ms
+IRQ_US = (5, 100)  # from an edge's stamp (the interrupt) to the edge in the line request's queue
+GPIO_LATENCY_US = 20_000  # the GPIO reader's bound until its first sweep (as in `referee run`)
 ANSWER_US = (1_500_000, 4_000_000)  # the host looks at the asked card and taps it on the kiosk
 NOTICE_US = 4_000_000  # a card laid that the kiosk never showed: the players notice by then
 
@@ -239,6 +245,7 @@ class DemoTable:
         questions: list[QuestionSink] | None = None,
         callback_lag_us: tuple[int, int] = CALLBACK_LAG_US,
         edge_progress: bool = False,
+        buttons: str = "gpiod",
     ) -> None:
         """`mirror`: wraps the table's lights and buzzer (the kiosk page shows them too);
         `questions`: told when the camera asks for a card, and when it is named;
@@ -246,8 +253,10 @@ class DemoTable:
         its top plus 10 ms as their latency). A stage may declare its own `latency_us`.
         `edge_progress`: the buttons report how far they have read (every edge stamped before
         the earliest one still on its way), every `EDGE_TICK_US`, instead of being bound by
-        their latency: what an edge source that reads the kernel's queue could say. Not what
-        `referee run` does (gpiozero's callbacks say nothing of the edges still to come)."""
+        their latency (with `buttons="gpiozero"` only: a simulation of what an edge source
+        could say). `buttons`: "gpiod", the real reader on the double of the kernel's GPIO
+        chip, reporting its own progress, as `referee run` does by default; "gpiozero": the
+        callbacks of mock pins, bound by their latency (`callback_lag_us`)."""
         self.table = table
         self.clock = clock or VirtualClock(0)
         self.rng = random.Random(table.seed * 7919 + 1)  # the hardware's own luck, apart from the bots'
@@ -263,9 +272,10 @@ class DemoTable:
         self._on_batch = rulings
         self.debouncer = Debouncer(len(self.names))
         self.callback_lag_us = callback_lag_us
-        self.edge_progress = edge_progress
+        self.edge_progress = edge_progress and buttons == "gpiozero"
+        self.reader = buttons
         latencies = {
-            "buttons": callback_lag_us[1] + 10_000,
+            "buttons": GPIO_LATENCY_US if buttons == "gpiod" else callback_lag_us[1] + 10_000,
             "camera": getattr(self.stage, "latency_us", LATENCIES_US["camera"]),
         }
         self.loop = TableLoop(
@@ -284,8 +294,24 @@ class DemoTable:
         self._asked: set[int] = set()
         self.answer_us: list[int] = []  # how long each question (or misread) waited for its answer
         self.corrections = 0  # misread cards the host corrected
-        self.buttons = SnapButtons(self.wiring.buttons, self.loop.put_edge, pin_factory=self.factory)
-        self.pins = [button.pin for button in self.buttons.buttons]
+        self.buttons: SnapButtons | None = None
+        self.gpio: GpioButtons | None = None
+        self.pins: list[Any]
+        if buttons == "gpiod":
+            self.chips = DoubleGpio()
+            self.gpio = GpioButtons(
+                self.wiring.buttons,
+                self.loop.put_edge,
+                progress=self._gpio_progress,
+                wanted=self.loop.waiting,
+                clock=self.clock,
+                system=self.chips,
+                names=self.names,
+            )
+            self.pins = [self.chips.pin(pin) for pin in self.wiring.buttons]
+        else:
+            self.buttons = SnapButtons(self.wiring.buttons, self.loop.put_edge, pin_factory=self.factory)
+            self.pins = [button.pin for button in self.buttons.buttons]
         self._edges: list[tuple[int, int, int, int, bool]] = []  # (delivery, order, seat, t, pressed)
         self._order = 0
         self._pin_free = [0] * len(self.names)
@@ -352,8 +378,10 @@ class DemoTable:
         for edge_t, pressed in press_edges(
             snap.t, snap.t + HOLD_US + 20_000, self.debouncer.lockout_us, self.rng
         ):
-            # One pin's callbacks run in the order of its edges, each a little late.
-            free = max(self._pin_free[snap.seat], edge_t + self.rng.randint(*self.callback_lag_us))
+            # One pin's callbacks run in the order of its edges, each a little late; on the
+            # kernel's line events, each edge is queued a few us after its stamp.
+            lag = IRQ_US if self.gpio is not None else self.callback_lag_us
+            free = max(self._pin_free[snap.seat], edge_t + self.rng.randint(*lag))
             self._pin_free[snap.seat] = free
             self._order += 1
             heapq.heappush(self._edges, (free, self._order, snap.seat, edge_t, pressed))
@@ -373,8 +401,10 @@ class DemoTable:
             answer_due = self._answer_due(until)
             now = self.clock.now_us()
             wake = self.loop.next_wake(now)
-            if self.edge_progress and self.loop.waiting():
-                wake = min(wake or now + EDGE_TICK_US, now + EDGE_TICK_US)
+            if (self.edge_progress or self.gpio is not None) and self.loop.waiting():
+                # The reader sweeps (the simulated source reports) while the loop waits.
+                tick = TICK_US if self.gpio is not None else EDGE_TICK_US
+                wake = min(wake or now + tick, now + tick)
             elif wake is None and self._stage_progress is not None:
                 # A timer still to fall due waits for the stage's word, which comes only when
                 # it is asked: ask it then (after that the buttons' bound decides, exactly).
@@ -411,6 +441,8 @@ class DemoTable:
         self._pump()
 
     def _pump(self) -> None:
+        if self.gpio is not None:
+            self.gpio.sweep()  # the edges queued, then the reader's progress
         self._lays_progress()
         if self.edge_progress:
             self._buttons_progress()
@@ -434,6 +466,15 @@ class DemoTable:
         if self._pressing is not None:
             presses.append(self._pressing)
         self.loop.progress("buttons", min([now, *presses, *(e[3] for e in self._edges)]) - 1)
+
+    def _gpio_progress(self, t: int) -> None:
+        # The reader's word, but for the simulation's own limit: a bot's press not yet turned
+        # into edges (the clock may run a little past it first) is not queued yet, as it
+        # would be at a real table.
+        presses = [p.event.t for p in self._ahead if type(p.event) is Snap]  # type: ignore[union-attr]
+        if self._pressing is not None:
+            presses.append(self._pressing)
+        self.loop.progress("buttons", min([t, *(p - 1 for p in presses)]))
 
     def _correct(self, now: int, lay_t: int) -> None:
         """A card read wrong, or not seen at all: the players see it on the kiosk, and the host
@@ -539,7 +580,10 @@ class DemoTable:
             self._flush()
             return self.loop.state
         finally:
-            self.buttons.close()
+            if self.buttons is not None:
+                self.buttons.close()
+            if self.gpio is not None:
+                self.gpio.close()
             self.signals.off()  # lights and buzzer off before the pins go back
             self.signals.close()
             self.factory.close()

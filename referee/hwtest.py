@@ -2,8 +2,11 @@
 
 Lights each LED in turn, plays each tone, then shows every press with its
 microsecond timestamp (the edge's own, from the kernel) and the margin to the
-previous press. `--mock` runs the same code on gpiozero's MockFactory with a
-scripted set of presses, so it can be tried (and tested) on any machine.
+previous press. The GPIO buttons are read as `referee run` reads them, from the kernel's
+line events (hardware/gpio_buttons.py); the lights and the buzzer are gpiozero's. `--mock`
+runs the same code on gpiozero's MockFactory and the double of the GPIO chip
+(hardware/gpio_double.py) with a scripted set of presses, so it can be tried (and tested)
+on any machine.
 
 USB encoders and keyboards: it lists the input devices it can read (the names and
 by-id paths a wiring file's `[usb.NAME] device` takes), shows the wiring's USB seats'
@@ -26,8 +29,9 @@ from gpiozero.exc import PinFactoryFallback
 
 from calibration.wiring import WiringError, describe_wiring, load_wiring
 from hardware.board import Board, gpio_factory, read_board
-from hardware.buttons import ButtonTrouble, Debouncer, Edge, Press, SnapButtons
+from hardware.buttons import ButtonTrouble, Debouncer, Edge, Press
 from hardware.clock import Clock, MonotonicClock, VirtualClock
+from hardware.gpio_buttons import GpioButtons, GpioError
 from hardware.pins import VirtualFactory
 from hardware.signals import TableSignals
 from hardware.usb_buttons import (
@@ -113,6 +117,7 @@ def run_hw_test(
     factory: Any = None,
     usb_system: Any = None,
     board: Board | None = None,
+    gpio_system: Any = None,
 ) -> int:
     path = args.wiring or default_wiring_path()
     board = board or read_board()
@@ -170,7 +175,20 @@ def run_hw_test(
                 signals.apply("buzzer", hz)
                 clock.sleep_until(clock.now_us() + TONE_US)
             signals.apply("buzzer", None)
-        buttons = SnapButtons(wiring.buttons, edges.put, pin_factory=factory)
+        if gpio_system is None:
+            from hardware import gpio_buttons
+            from hardware.gpio_double import DoubleGpio
+
+            gpio_system = DoubleGpio() if args.mock else gpio_buttons.default_system()
+        try:
+            buttons = GpioButtons(
+                wiring.buttons, edges.put, clock=clock, system=gpio_system, names=wiring.names
+            )
+        except GpioError as e:
+            raise UserError(f"hw-test: {e}") from None
+        chip = buttons.chip
+        if chip is not None:
+            say(f"\nGPIO buttons: /dev/gpiochip{chip.number} ({chip.label}), stamped by the kernel")
         if args.mock and usb_system is None and wiring.usb:
             from hardware.usb_double import DoubleSystem
 
@@ -187,15 +205,14 @@ def run_hw_test(
         debouncer = Debouncer(len(wiring.seats))
         report = _reporter(say, log, wiring.names, usb)
         if args.mock:
-            pins = {
-                seat: button.pin for seat, button in zip(_gpio_seats(wiring), buttons.buttons, strict=True)
-            }
+            pins = {seat: gpio_system.pin(wiring.buttons[seat]) for seat in _gpio_seats(wiring)}
             for delivery, seat, edge_t, pressed in mock_presses(len(wiring.seats), clock.now_us()):
                 clock.sleep_until(delivery)
                 for trouble in debouncer.check(delivery):
                     report(trouble)
                 if seat in pins:
                     pins[seat].edge(not pressed, edge_t)  # pulled up: a press pulls the pin low
+                    buttons.sweep()
                 else:
                     _mock_key(usb, usb_system, wiring, seat, edge_t, pressed)
                 _drain(edges, debouncer, report)
@@ -207,6 +224,7 @@ def run_hw_test(
                 usb.sweep()
                 _drain(edges, debouncer, report)
         else:
+            buttons.start()
             if usb is not None:
                 usb.start()
             _watch(edges, debouncer, report, clock, args.seconds)

@@ -31,6 +31,7 @@ from typing import Any, TextIO
 from hardware.board import gpio_factory
 from hardware.buttons import ButtonTrouble, Edge, SnapButtons
 from hardware.clock import Clock, MonotonicClock, VirtualClock
+from hardware.gpio_buttons import GpioButtons
 from hardware.pins import VirtualFactory
 from hardware.signals import SignalPlayer, TableSignals
 
@@ -54,8 +55,9 @@ from .table import State
 # a press's callback within a few ms; the camera reports a card up to ~150 ms after it lands.
 # The camera's is only its bound until its first frame: then the pile watcher's progress is.
 # USB buttons report their progress with every read (usb_buttons.py): 20 ms bounds them only
-# until the reader's first sweep.
-LATENCIES_US = {"script": 20_000, "buttons": 60_000, "camera": 250_000, "usb": 20_000}
+# until the reader's first sweep; so do GPIO buttons read from the kernel's line events
+# (gpio_buttons.py; "buttons" is gpiozero's callbacks, `buttons = "gpiozero"`).
+LATENCIES_US = {"script": 20_000, "buttons": 60_000, "camera": 250_000, "usb": 20_000, "gpio": 20_000}
 RECONNECT_S = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)  # a lost camera's retries (~1 min), then exit 3
 
 
@@ -554,7 +556,8 @@ def _judge_live(
         signals = MirroredSignals(signals, kiosk.hub)
     player = SignalPlayer(Announcer(state.seats), signals, game_clock)
     wiring = config.wiring
-    sources = {"buttons": LATENCIES_US["buttons"]} if any(b is not None for b in wiring.buttons) else {}
+    gpio = "gpio" if config.buttons == "gpiod" else "buttons"
+    sources = {"buttons": LATENCIES_US[gpio]} if any(b is not None for b in wiring.buttons) else {}
     if wiring.usb:
         sources["usb"] = LATENCIES_US["usb"]
     sources["script" if script is not None else "camera"] = LATENCIES_US["script" if script else "camera"]
@@ -627,7 +630,11 @@ def _judge_live(
     def edge(e: Edge) -> None:
         loop.put_edge(e._replace(t=e.t + shift))  # the kernel's stamp, on the game's timeline
 
-    buttons = SnapButtons(wiring.buttons, edge, pin_factory=factory)
+    try:
+        buttons = _open_buttons(config, loop, edge, factory, base, shift, note)
+    except BaseException:
+        signals.close()
+        raise
     try:
         usb = _open_usb(config.source, wiring, loop, shift, base, note, troubles) if wiring.usb else None
     except BaseException:
@@ -661,6 +668,8 @@ def _judge_live(
 
     try:
         player.start()
+        if isinstance(buttons, GpioButtons):
+            buttons.start()
         if usb is not None:
             usb.start()
         feeder.start()
@@ -690,6 +699,45 @@ def _judge_live(
     if failure and not stop.requested:
         raise failure[0]
     return loop.state
+
+
+def _open_buttons(
+    config: Config,
+    loop: TableLoop,
+    edge: Callable[[Edge], Any],
+    factory: Any,
+    clock: Clock,
+    shift: int,
+    note: Any,
+) -> SnapButtons | GpioButtons:
+    """The wiring's GPIO buttons: read from the kernel's line events with their progress
+    (`buttons = "gpiod"`, on the double of the chips with mock pins), or through gpiozero's
+    callbacks. A line that cannot be requested: one line naming it, exit 2. Lines that fail
+    mid-game: said in one line (the reader's), asked for again every second; the game goes on."""
+    wiring = config.wiring
+    if config.buttons == "gpiozero":
+        return SnapButtons(wiring.buttons, edge, pin_factory=factory)
+    from hardware import gpio_buttons
+
+    if config.pins == "mock":
+        from hardware import gpio_double
+
+        system: Any = gpio_double.mock_chips()  # nobody presses them: the script snaps
+    else:
+        system = gpio_buttons.default_system()
+    try:
+        return GpioButtons(
+            wiring.buttons,
+            edge,
+            progress=lambda t: loop.progress("buttons", t + shift),
+            wanted=loop.waiting,
+            clock=clock,
+            system=system,
+            note=note,
+            names=loop.state.players,
+        )
+    except gpio_buttons.GpioError as e:
+        raise UserError(str(e)) from None
 
 
 def _open_usb(

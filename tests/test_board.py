@@ -25,6 +25,7 @@ from hardware.board import (
 )
 from hardware.buttons import SnapButtons
 from hardware.clock import VirtualClock
+from hardware.gpio_double import DoubleGpio
 from hardware.pins import VirtualFactory
 from hardware.signals import TableSignals
 from hardware.usb_double import DoubleSystem
@@ -183,10 +184,18 @@ def test_hw_test_on_a_pi_5_names_the_board_and_opens_its_chip(monkeypatch: pytes
     monkeypatch.setattr(hwtest, "gpio_factory", lambda: asked.append(True) or factory)
     args = argparse.Namespace(wiring=None, mock=False, seconds=0)
     out = io.StringIO()
-    assert hwtest.run_hw_test(args, out, clock=clock, usb_system=DoubleSystem(clock), board=PI5) == 0
+    gpio = DoubleGpio()
+    assert (
+        hwtest.run_hw_test(
+            args, out, clock=clock, usb_system=DoubleSystem(clock), board=PI5, gpio_system=gpio
+        )
+        == 0
+    )
     text = out.getvalue()
     assert asked == [True]
     assert text.startswith("Board: Raspberry Pi 5 Model B Rev 1.0, GPIO chip 0\n")
+    assert "GPIO buttons: /dev/gpiochip0 (pinctrl-rp1), stamped by the kernel" in text
+    assert gpio.requests[0].released  # the buttons' lines go back when it ends
 
 
 def test_hw_test_notes_an_led_that_glows_at_power_up(tmp_path: Path):

@@ -276,9 +276,13 @@ def test_a_still_pile_is_read_to_the_last_frame_and_a_card_being_read_holds_prog
 # The demo's whole path -----------------------------------------------------------------------
 
 
-def snap_wins_and_lights(edge_progress: bool, camera: bool = True, seed: int = 2):
+def snap_wins_and_lights(
+    edge_progress: bool = False, camera: bool = True, seed: int = 2, buttons: str = "gpiozero"
+):
     """The demo's table with the camera (or, `camera` False, `demo --no-camera`'s lay queue):
-    the rulings heard, without their times, and each snap win's press-to-LED wait."""
+    the rulings heard, without their times, and each snap win's press-to-LED wait. `buttons`:
+    gpiozero's mock pins (bound by their latency, or `edge_progress` simulated), or "gpiod":
+    the GPIO reader on the double of the kernel's chip, reporting its own progress."""
     from referee.demo_table import CameraStage, DemoTable
 
     clock = VirtualClock(0)
@@ -315,6 +319,7 @@ def snap_wins_and_lights(edge_progress: bool, camera: bool = True, seed: int = 2
         refused=lambda event, why: None,
         questions=[lambda open_, _s: asked.append((clock.now_us(), bool(open_)))],
         edge_progress=edge_progress,
+        buttons=buttons,
     ).run()
     waits = []
     for won in wins:
@@ -337,6 +342,29 @@ def test_through_the_camera_the_winners_light_waits_for_the_buttons_not_the_came
     ]
     assert heard == truth  # rulings unchanged
     assert len(waits) >= 5 and all(60_000 <= w <= 61_000 for w in waits), waits
+
+
+@pytest.mark.parametrize("seed", [2, 5])
+def test_with_gpio_buttons_read_from_the_kernel_s_queue_the_light_comes_within_a_frame_and_a_read(seed):
+    """`referee run`'s GPIO path (the reader on the double of the kernel's chip, reporting its
+    progress after each sweep that found the queue empty): a press is judged once the camera
+    has read the frame after it (33 ms, its reading 15 ms) and the reader has swept 2 ms past
+    it (every 4 ms while the loop waits), with the rulings unchanged."""
+    from hardware.gpio_buttons import QUEUE_SLACK_US, TICK_US
+    from referee.demo_table import READ_US
+
+    heard, waits = snap_wins_and_lights(buttons="gpiod", seed=seed)
+    truth = [
+        {k: v for k, v in r.to_json().items() if k != "t"}
+        for play in VirtualTable(players=3, seed=seed, cap=60).play()
+        for r in play.rulings
+    ]
+    assert heard == truth
+    frame = 1_000_000 // 30 + 1
+    assert len(waits) >= 5 and all(w <= frame + READ_US + QUEUE_SLACK_US + TICK_US for w in waits), waits
+    # Without the camera only the reader's own wait is left (or a card still on its way).
+    heard, waits = snap_wins_and_lights(buttons="gpiod", camera=False, seed=seed)
+    assert len(waits) >= 5 and sorted(waits)[len(waits) // 2] <= QUEUE_SLACK_US + TICK_US, waits
 
 
 def test_with_buttons_reporting_their_progress_the_light_comes_within_a_frame_and_a_read():
