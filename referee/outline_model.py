@@ -6,7 +6,7 @@ the top one. This network looks at the whole frame at once, 256 px wide, and mar
 cover at a quarter of that size; the cover's outline is then a quad for the edge search to refine.
 
 Plain numpy, so it gives the same marks on every OpenCV and numpy the referee supports: eight
-convolutions, about 40,000 weights, made by `tools/train_outline_model.py` from the generator
+convolutions, about 100,000 weights, made by `tools/train_outline_model.py` from the generator
 that tunes (never from the held-out scenes) and shipped in `referee/data/outline_model.npz`.
 """
 
@@ -162,3 +162,41 @@ def cover_box(marks: tuple[np.ndarray, float], least: float = 0.5) -> np.ndarray
 
 
 _FINER = 4
+
+
+def _rect(cx: float, cy: float, w: float, h: float, angle: float) -> np.ndarray:
+    c, s = np.cos(angle), np.sin(angle)
+    offs = np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) / 2
+    return offs @ np.array([[c, s], [-s, c]]) + [cx, cy]
+
+
+def fit_card(marks: tuple[np.ndarray, float], least: float = 0.5) -> np.ndarray | None:
+    """The card-shaped rectangle (4 x 2, frame px) that lies best on the marks: from the box round
+    the marked blob, each of its centre, size and turn moved while the agreement grows. The marks
+    bleed onto the cards under the top one; the fit keeps to where they are strongest."""
+    box = cover_box(marks, least)
+    if box is None:
+        return None
+    cx, cy = box.mean(axis=0)
+    sides = np.linalg.norm(box - np.roll(box, -1, axis=0), axis=1)
+    w, h = float(sides[0]), float(sides[1])
+    angle = float(np.arctan2(box[1, 1] - box[0, 1], box[1, 0] - box[0, 0]))
+    params = np.array([cx, cy, w, h, angle])
+    best = agreement(marks, _rect(*params))
+    cell = 1 / marks[1]
+    steps = np.array([cell, cell, cell, cell, 0.06])
+    for _ in range(4):
+        improved = True
+        while improved:
+            improved = False
+            for k in range(5):
+                for sign in (1, -1):
+                    trial = params.copy()
+                    trial[k] += sign * steps[k]
+                    if min(trial[2], trial[3]) < cell:
+                        continue
+                    got = agreement(marks, _rect(*trial))
+                    if got > best + 1e-4:
+                        params, best, improved = trial, got, True
+        steps /= 2
+    return _rect(*params).astype(np.float32)

@@ -17,7 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from . import card_index, card_outline
+from . import card_index, card_outline, outline_model
 from .card_index import _read_corner, corner_regions
 from .card_outline import (
     MAX_WIDTH,
@@ -232,6 +232,9 @@ def _pyramid(image: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
     while MIN_WIDTH * f <= LEVEL_REACH * min(h, w):
         yield f, cv2.resize(image, (w // f, h // f), interpolation=cv2.INTER_AREA)
         f *= LEVEL_STEP
+
+
+AGREE_LEAST = 0.5  # an outline lying on the outline model's marks this well may be the top card's
 
 
 _LEVELS_BOUND = range(8)  # more pyramid levels than any frame has: "no level stopped it yet"
@@ -464,7 +467,7 @@ class Recogniser:
         # The surest card of those read: sure first, then likelier.
         best = max(tried, key=lambda r: (r.card is not None, r.sure, r.confidence))
         if thorough and not best.sure:
-            other = self._among_outlines(image)
+            other = self._among_outlines(image, outline_model.cover(image))
             # A card the picked outlines read, unsurely, that is not the one read surely elsewhere:
             # the evidence disagrees (an outline of the card under it?), and the table is asked.
             named = {r.card for r in tried if r.card is not None}
@@ -474,19 +477,29 @@ class Recogniser:
             self._fits.append(max(self._tops) >= FACE_FAIR)  # its picture, on the outline that fits best
         return best
 
-    def _among_outlines(self, image: np.ndarray) -> Reading | None:
+    def _among_outlines(
+        self, image: np.ndarray, marks: tuple[np.ndarray, float] | None = None
+    ) -> Reading | None:
         """A still photo whose picked outline read no card surely: every other card-like outline
-        at every level is read, and the card is the one they read surely, if just one card is
-        (two cards: no guess). The caller takes it only as a guess (`_guess`)."""
-        read: list[Reading] = []
+        at every level is read. With the outline model's `marks`, the card is the one read on the
+        outline lying best on them (at least AGREE_LEAST); without, the one they read surely, if
+        just one card is (two cards: no guess). The caller takes it only as a guess (`_guess`)."""
+        read: list[tuple[float, Reading]] = []
+        fitted = None if marks is None else outline_model.fit_card(marks)
         for f, level in _pyramid(image):
-            for quad in outline_candidates(level):
+            extra = [] if fitted is None else [fitted / f]
+            for quad in outline_candidates(level, boxes=extra):
                 got = self._reading(*self._read_outline(level, quad), quad)
                 mapped = quad * f + (f - 1) / 2
-                read.append(Reading(got.card, got.confidence, mapped, got.ranked, got.sure, got.agree))
+                agree = 0.0 if marks is None else outline_model.agreement(marks, mapped)
+                mapped_got = Reading(got.card, got.confidence, mapped, got.ranked, got.sure, got.agree)
+                read.append((agree, mapped_got))
+        if marks is not None:
+            lying = [(a, r) for a, r in read if a >= AGREE_LEAST and r.card is not None]
+            return max(lying, key=lambda ar: ar[0])[1] if lying else None
         # Each outline read is one more chance for a wrong card to look sure: as many outlines, as
         # much surer each must be (_stricter), so that all of them together are as sure as one.
-        sure = [r for r in (_stricter(r, len(read) + 1) for r in read) if r.sure]
+        sure = [r for r in (_stricter(r, len(read) + 1) for _, r in read) if r.sure]
         if len({r.card for r in sure}) != 1:
             return None
         return sure[0]

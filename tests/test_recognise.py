@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from referee import recognise, render
+from referee import outline_model, recognise, render
 from referee.card_themes import available_themes, theme_cards
 from referee.cards import SUITED, parse_card
 from referee.recognise import (
@@ -592,7 +592,32 @@ def test_two_cards_apart_each_read_surely_are_asked_not_guessed():
     ]
     frame = render.render_pile(placed, "green_cloth", rng, size=(640, 480), **CAMERA)
     assert len(recognise.outline_candidates(frame)) >= 2
-    assert Recogniser()._among_outlines(frame) is None
+    assert Recogniser()._among_outlines(frame) is None  # without the outline model's marks
+
+
+@pytest.mark.parametrize(("code", "at"), [("KS", 170), ("4D", 470)])
+def test_a_still_photo_guesses_the_outline_lying_best_on_the_outline_models_marks(monkeypatch, code, at):
+    # Two whole cards apart, the picked outline none: the outline model's marks say which is the
+    # top card, and the card read on the outline lying best on them is the guess (never sure).
+    rng = np.random.default_rng(6)
+    placed = [
+        render.Placement(parse_card("KS"), 170, 240, 5, 170),
+        render.Placement(parse_card("4D"), 470, 240, -5, 170),
+    ]
+    frame = render.render_pile(placed, "green_cloth", rng, size=(640, 480), **CAMERA)
+    quad = next(q for q in recognise.outline_candidates(frame) if abs(q.mean(axis=0)[0] - at) < 10)
+    factor = outline_model.INPUT_WIDTH / 640 / outline_model.OUT_STRIDE
+    marks = (outline_model._filled(quad, factor, (round(480 * factor), round(640 * factor))), factor)
+    monkeypatch.setattr(recognise.outline_model, "cover", lambda image: marks)
+    monkeypatch.setattr(recognise, "find_top_card", lambda *a, **k: None)
+    monkeypatch.setattr(recognise, "change_outline", lambda *a, **k: (None, False))
+    reading = Recogniser().recognise(frame, thorough=True)
+    assert reading.card == parse_card(code) and not reading.sure
+    # Marks on bare cloth: no outline lies on them, and nothing is guessed.
+    empty = np.zeros_like(marks[0])
+    empty[2:8, 2:8] = 1.0
+    monkeypatch.setattr(recognise.outline_model, "cover", lambda image: (empty, factor))
+    assert Recogniser().recognise(frame, thorough=True).card is None
 
 
 def test_an_outline_read_surely_that_disagrees_with_the_picked_ones_unsure_card_is_asked(monkeypatch):

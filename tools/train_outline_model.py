@@ -1,7 +1,7 @@
 """Train the outline model: a small convolutional network that marks the top card of a pile.
 
     .venv/bin/python tools/train_outline_model.py data --n 6000 --out /tmp/outline-data.npz
-    python tools/train_outline_model.py train --data /tmp/outline-data.npz   (needs torch: see below)
+    python tools/train_outline_model.py train --data /tmp/outline-data.npz ...  (needs torch: see below)
 
 The pictures come from the generator that tunes (tools/tuning_scenes.py: the own renderer's styles
 and the index model's training themes, under issue 18's conditions), never from the one that grades
@@ -59,19 +59,25 @@ def make_data(n: int, out: Path, seed: int, jobs: int) -> None:
     print(f"{n} pictures in {time.perf_counter() - began:.0f} s: {out}")
 
 
-def train(data: Path, epochs: int, out: Path, seed: int, threads: int) -> None:
+def train(data: list[Path], epochs: int, out: Path, seed: int, threads: int) -> None:
     import torch
     from torch import nn
 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
-    arrays = np.load(data)
+    images_np, covers_np = [], []
+    for path in data:
+        with np.load(path) as part:
+            img, cov = part["images"], part["covers"].astype(np.float32) / 255
+        k = cov.shape[1] // (img.shape[1] // OUT_STRIDE)
+        if k > 1:  # drawn for a finer model: the mean of each k x k block
+            n_, h_, w_ = cov.shape
+            cov = cov.reshape(n_, h_ // k, k, w_ // k, k).mean(axis=(2, 4))
+        images_np.append(img)
+        covers_np.append(cov)
+    arrays = {"images": np.concatenate(images_np)}
     images = torch.from_numpy(arrays["images"]).permute(0, 3, 1, 2).float() / 255 - 0.5
-    covers = arrays["covers"].astype(np.float32) / 255
-    k = covers.shape[1] // (arrays["images"].shape[1] // OUT_STRIDE)
-    if k > 1:  # drawn for a finer model: the mean of each k x k block
-        n_, h_, w_ = covers.shape
-        covers = covers.reshape(n_, h_ // k, k, w_ // k, k).mean(axis=(2, 4))
+    covers = np.concatenate(covers_np)
     covers = torch.from_numpy(covers)[:, None]
     n = len(images)
     held = max(1, n // 20)  # a few pictures to watch the loss on, never trained on
@@ -84,14 +90,14 @@ def train(data: Path, epochs: int, out: Path, seed: int, threads: int) -> None:
             c = nn.Conv2d
             self.layers = nn.ModuleDict(
                 {
-                    "enc1": c(3, 12, 3, 2, 1),
-                    "enc2": c(12, 24, 3, 2, 1),
-                    "enc3": c(24, 32, 3, 2, 1),
-                    "ctx1": c(32, 32, 3, 1, 2, dilation=2),
-                    "ctx2": c(32, 32, 3, 1, 4, dilation=4),
-                    "ctx3": c(32, 32, 3, 1, 8, dilation=8),
-                    "up": c(32 + 24, 16, 3, 1, 1),
-                    "head": c(16, 1, 1),
+                    "enc1": c(3, 16, 3, 2, 1),
+                    "enc2": c(16, 32, 3, 2, 1),
+                    "enc3": c(32, 48, 3, 2, 1),
+                    "ctx1": c(48, 48, 3, 1, 2, dilation=2),
+                    "ctx2": c(48, 48, 3, 1, 4, dilation=4),
+                    "ctx3": c(48, 48, 3, 1, 8, dilation=8),
+                    "up": c(48 + 32, 24, 3, 1, 1),
+                    "head": c(24, 1, 1),
                 }
             )
 
@@ -181,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     d.add_argument("--jobs", type=int, default=2)
     d.add_argument("--out", type=Path, required=True)
     t = sub.add_parser("train", help="train on them (needs torch)")
-    t.add_argument("--data", type=Path, required=True)
+    t.add_argument("--data", type=Path, nargs="+", required=True, help="one or more files `data` wrote")
     t.add_argument("--epochs", type=int, default=30)
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--threads", type=int, default=2)
