@@ -142,6 +142,18 @@ def _edge_support(near: np.ndarray, box: np.ndarray) -> float:
     return float(np.count_nonzero(near[p[inside, 1], p[inside, 0]])) / len(p)
 
 
+def _min_area_rect(points: np.ndarray) -> tuple[tuple[float, float], tuple[float, float], float]:
+    """cv2.minAreaRect in OpenCV 5's convention on every version: OpenCV 4 names the same
+    rectangle with its sides swapped and its angle 90 degrees more ((0, 90] against 5.0's
+    [-90, 0)), so boxPoints would start at another corner on the Pi's OpenCV."""
+    centre, (w, h), angle = cv2.minAreaRect(points)
+    if angle == 90:
+        return centre, (w, h), -90.0
+    if angle > 0:
+        return centre, (h, w), angle - 90
+    return centre, (w, h), angle
+
+
 def _candidates(binary: np.ndarray, scale: float, mode: int, grow: float = 0.0) -> list[np.ndarray]:
     """Rotated rectangles of card size round the solid contours of `binary` (grown by `grow` px)."""
     out = []
@@ -153,7 +165,7 @@ def _candidates(binary: np.ndarray, scale: float, mode: int, grow: float = 0.0) 
         area = cv2.contourArea(cnt)
         if area < min_area:
             continue
-        centre, (rw, rh), angle = cv2.minAreaRect(cnt)
+        centre, (rw, rh), angle = _min_area_rect(cnt)
         area *= (rw + 2 * grow) * (rh + 2 * grow) / max(1.0, rw * rh)
         rw, rh = rw + 2 * grow, rh + 2 * grow
         # Loose: the sides are refined later, so a box a shadow or a notch of glare spoils will do.
@@ -903,7 +915,7 @@ def _hint_box(hint_mask: np.ndarray) -> tuple[np.ndarray, tuple[int, int, int, i
         return None
     blob = max(contours, key=cv2.contourArea).astype(np.float32) * k
     x, y, bw, bh = cv2.boundingRect(blob)
-    return cv2.boxPoints(cv2.minAreaRect(blob)), (x, y, bw + k, bh + k)
+    return cv2.boxPoints(_min_area_rect(blob)), (x, y, bw + k, bh + k)
 
 
 def _change_crop(

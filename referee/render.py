@@ -2,7 +2,8 @@
 
 Everything here is a pure function over numpy arrays and a seeded
 `numpy.random.Generator`: the same seed gives the same pixels. The artwork is the
-project's own (vector pips, Hershey-font indices, simple court panels), so no
+project's own (vector pips, indices in OpenCV 5's face drawn by referee/glyphs.py the same
+on every OpenCV, simple court panels), so no
 third-party images are committed; `load_card_images` reads any folder of card
 images instead, for those who have some.
 
@@ -24,6 +25,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
+from . import glyphs
 from .cards import RANKS, Card, CardError, parse_card
 
 ASPECT = 88 / 63  # height / width of a poker-size card
@@ -175,12 +177,15 @@ def _put_text(
     thickness: int,
     colour: BGR,
 ) -> None:
-    """Write `text` centred on `centre`, scaled to `height` px (or narrower to fit `max_width`)."""
-    (w, h), _ = cv2.getTextSize(text, font, 1.0, thickness)
+    """Write `text` centred on `centre`, scaled to `height` px (or narrower to fit `max_width`).
+
+    `font` is a cv2.FONT_HERSHEY_* code, drawn as OpenCV 5 draws it but by referee/glyphs.py, so
+    the picture is the same on the Pi's OpenCV 4 (whose putText draws Hershey's strokes)."""
+    (w, h), _ = glyphs.text_size(text, font, 1.0, thickness)
     scale = min(height / max(h, 1), max_width / max(w, 1))
-    (w, h), _ = cv2.getTextSize(text, font, scale, thickness)
+    (w, h), _ = glyphs.text_size(text, font, scale, thickness)
     org = (round(centre[0] - w / 2), round(centre[1] + h / 2))
-    cv2.putText(img, text, org, font, scale, colour, thickness, cv2.LINE_AA)
+    glyphs.put_text(img, text, org, font, scale, colour, thickness)
 
 
 def _rounded_mask(width: int, height: int, radius: int) -> np.ndarray:

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from referee import card_index, render
+from referee import card_index, glyphs, render
 from referee.card_outline import WARP_SIZE
 from referee.card_themes import available_themes, theme_cards
 from referee.cards import parse_card
@@ -77,7 +77,7 @@ def test_a_speck_beside_the_rank_is_not_taken_for_it(code):
 def condensed_ten(height: int) -> np.ndarray:
     """A serif 10 squeezed to about half as wide as tall, as condensed card indices draw it (255 = ink)."""
     img = np.zeros((120, 120), np.uint8)
-    cv2.putText(img, "10", (5, 95), cv2.FONT_HERSHEY_TRIPLEX, 3.0, 255, 3, cv2.LINE_AA)
+    glyphs.put_text(img, "10", (5, 95), cv2.FONT_HERSHEY_TRIPLEX, 3.0, 255, 3)
     x, y, w, h = cv2.boundingRect(cv2.findNonZero((img > 127).astype(np.uint8)))
     width = round(w * height / h * 0.32)
     return cv2.resize(img[y : y + h, x : x + w], (width, height), interpolation=cv2.INTER_AREA)

@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
+from referee import glyphs
 from referee.card_index import _index_parts, _read_corner
 from referee.cards import RANKS, SUITS
 from referee.index_model import FEATURES, MODEL_PATH, UNKNOWN, glyph_features, load_model
@@ -26,7 +27,7 @@ def test_the_model_ships_with_the_package_and_was_never_shown_the_held_out_theme
 
 def _text(text: str, font: int = cv2.FONT_HERSHEY_DUPLEX, thickness: int = 3) -> np.ndarray:
     img = np.zeros((80, 120), np.uint8)
-    cv2.putText(img, text, (8, 62), font, 2.0, 255, thickness, cv2.LINE_AA)
+    glyphs.put_text(img, text, (8, 62), font, 2.0, 255, thickness)
     return (img > 110).astype(np.uint8) * 255
 
 
@@ -53,9 +54,9 @@ def test_each_pip_is_named(suit):
 def _corner(rank: str, touching_pip: bool) -> np.ndarray:
     """An upright card with a J in the corner and a court card's big spade right beside it."""
     card = np.full((280, 200, 3), 245, np.uint8)
-    cv2.putText(card, rank, (8, 40), cv2.FONT_HERSHEY_COMPLEX, 1.1, (20, 20, 20), 2, cv2.LINE_AA)
+    glyphs.put_text(card, rank, (8, 40), cv2.FONT_HERSHEY_COMPLEX, 1.1, (20, 20, 20), 2)
     draw_pip(card, "S", (18, 58), 16, (20, 20, 20))
-    (w, _), _ = cv2.getTextSize(rank, cv2.FONT_HERSHEY_COMPLEX, 1.1, 2)
+    (w, _), _ = glyphs.text_size(rank, cv2.FONT_HERSHEY_COMPLEX, 1.1, 2)
     draw_pip(card, "S", (8 + w + (14 if touching_pip else 17), 26), 30, (20, 20, 20))
     return card
 

@@ -42,6 +42,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from referee import glyphs
 from referee.card_index import _index_parts
 from referee.card_outline import WARP_SIZE
 from referee.card_themes import available_themes, theme_cards
@@ -221,9 +222,10 @@ def compose_corner(rank: np.ndarray, pip: np.ndarray, red: bool, rng: np.random.
 
 
 def hershey_glyph(text: str, font: int, thickness: int) -> np.ndarray:
-    (w, h), base = cv2.getTextSize(text, font, 3.0, thickness)
+    # referee/glyphs.py, as the simulator: the same glyphs whichever OpenCV trains.
+    (w, h), base = glyphs.text_size(text, font, 3.0, thickness)
     img = np.zeros((h + base + 20, w + 20), np.uint8)
-    cv2.putText(img, text, (10, h + 10), font, 3.0, 255, thickness, cv2.LINE_AA)
+    glyphs.put_text(img, text, (10, h + 10), font, 3.0, 255, thickness)
     pts = cv2.findNonZero((img > 110).astype(np.uint8))
     x, y, bw, bh = cv2.boundingRect(pts)
     return img[y : y + bh, x : x + bw]
