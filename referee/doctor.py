@@ -62,6 +62,8 @@ class Facts:
     chips: tuple[Chip, ...] = ()
     chip_access: bool = False  # this user can open the header's chip
     lgpio: str | None = None  # its version, None: not importable
+    gpiod: str | None = None  # libgpiod's bindings: their version, "v1" (the old API), None: not importable
+    buttons: str = "gpiod"  # the config's [hardware] buttons: how GPIO buttons are read
     user: str = ""
     user_groups: tuple[str, ...] = ()
     service_user_groups: tuple[str, ...] | None = None  # None: no `referee` user yet
@@ -102,6 +104,7 @@ def diagnose(f: Facts) -> list[Finding]:
         _board(f),
         _chip(f),
         _lgpio(f),
+        _gpiod(f),
         _gpio_group(f),
         _wiring(f),
         _camera(f),
@@ -192,6 +195,27 @@ def _lgpio(f: Facts) -> Finding:
             "sudo apt install python3-lgpio, in a venv made with --system-site-packages",
         )
     return Finding("lgpio", OK, f"lgpio {f.lgpio}")
+
+
+def _gpiod(f: Facts) -> Finding:
+    """The GPIO buttons' reader (hardware/gpio_buttons.py) needs libgpiod v2's bindings."""
+    if f.buttons != "gpiod":
+        return Finding("gpiod", OK, f'not used: buttons = "{f.buttons}" in the config')
+    if f.gpiod is None:
+        return Finding(
+            "gpiod",
+            FAIL,
+            "gpiod (libgpiod's bindings) is not importable: GPIO buttons cannot be read",
+            '.venv/bin/pip install "gpiod>=2.1" (or buttons = "gpiozero" under [hardware])',
+        )
+    if f.gpiod == "v1":
+        return Finding(
+            "gpiod",
+            FAIL,
+            "gpiod here is libgpiod v1 (bookworm's python3-libgpiod), another API",
+            '.venv/bin/pip install "gpiod>=2.1" into the venv: it takes the place of the system one',
+        )
+    return Finding("gpiod", OK, f"gpiod {f.gpiod}")
 
 
 def _gpio_group(f: Facts) -> Finding:
@@ -457,6 +481,13 @@ def gather(config_path: str = CONFIG, probes: int = FSYNC_PROBES) -> Facts:
         facts["lgpio"] = str(getattr(lgpio, "LGPIO_PY_VERSION", "")) or "installed"
     except Exception:
         facts["lgpio"] = None
+    try:
+        import gpiod  # type: ignore[import-untyped]
+
+        v2 = hasattr(gpiod, "request_lines")
+        facts["gpiod"] = (str(getattr(gpiod, "__version__", "")) or "installed") if v2 else "v1"
+    except Exception:
+        facts["gpiod"] = None
     facts["user"] = pwd.getpwuid(os.getuid()).pw_name if hasattr(os, "getuid") else ""
     facts["user_groups"] = _groups_of(facts["user"]) or ()
     facts["service_user_groups"] = _groups_of(SERVICE_USER)
@@ -469,6 +500,8 @@ def gather(config_path: str = CONFIG, probes: int = FSYNC_PROBES) -> Facts:
         except ConfigError as e:
             facts["config_error"] = " ".join(str(e).split())
     facts["camera_source"] = config.camera if config is not None else None
+    if config is not None:
+        facts["buttons"] = config.buttons
     try:
         import picamera2  # type: ignore[import-not-found]  # noqa: F401
 

@@ -25,6 +25,7 @@ HEALTHY = Facts(
     chips=(Chip(0, "pinctrl-rp1", 54), Chip(10, "gpio-brcmstb@107d508500", 32)),
     chip_access=True,
     lgpio="0.2.2.0",
+    gpiod="2.5.0",
     user="pi",
     user_groups=("gpio", "pi", "video"),
     service_user_groups=("gpio", "referee", "video"),
@@ -67,6 +68,8 @@ def test_a_healthy_pi_5_passes_every_check():
         ({"chips": (Chip(0, "gpio-brcmstb@107d508500", 32),)}, "gpio chip", FAIL, "full-upgrade"),
         ({"chip_access": False}, "gpio chip", FAIL, "usermod -aG gpio pi"),
         ({"lgpio": None}, "lgpio", FAIL, "python3-lgpio"),
+        ({"gpiod": None}, "gpiod", FAIL, "gpiod>=2.1"),
+        ({"gpiod": "v1"}, "gpiod", FAIL, "gpiod>=2.1"),
         ({"service_user_groups": None}, "gpio group", WARN, "install-service"),
         ({"service_user_groups": ("referee",)}, "gpio group", FAIL, "usermod -aG gpio,video referee"),
         ({"wiring_usb": True}, "gpio group", FAIL, "usermod -aG input referee"),
@@ -120,7 +123,7 @@ def test_the_report_puts_each_fix_under_its_problem_and_counts():
     lines = text.splitlines()
     i = next(i for i, line in enumerate(lines) if line.startswith("FAIL lgpio:"))
     assert lines[i + 1].strip().startswith("fix: sudo apt install python3-lgpio")
-    assert lines[-1] == "1 failed, 1 warnings, 12 ok"
+    assert lines[-1] == "1 failed, 1 warnings, 13 ok"
 
 
 def run(argv: list[str], facts: Facts) -> tuple[int, str]:
@@ -179,7 +182,7 @@ def test_on_this_machine_it_runs_and_says_what_is_missing_without_a_traceback(tm
     assert status == data["status"] and status in (0, 1)
     checks = [x["check"] for x in data["findings"]]
     assert checks == [
-        "os", "python", "board", "gpio chip", "lgpio", "gpio group", "wiring", "camera",
+        "os", "python", "board", "gpio chip", "lgpio", "gpiod", "gpio group", "wiring", "camera",
         "kiosk browser", "config", "table profile", "service", "disk", "journal fsync",
     ]  # fmt: skip
     by = {x["check"]: x for x in data["findings"]}
@@ -187,3 +190,10 @@ def test_on_this_machine_it_runs_and_says_what_is_missing_without_a_traceback(tm
     assert by["journal fsync"]["level"] in (OK, WARN, FAIL) and "2 writes" in by["journal fsync"]["what"]
     if not Path("/proc/device-tree/model").exists():  # not a Pi: said plainly, with the way round it
         assert by["board"]["level"] == FAIL and "--mock" in by["board"]["fix"]
+
+
+def test_gpiod_is_not_asked_for_when_the_buttons_are_read_through_gpiozero():
+    findings = {x.check: x for x in diagnose(replace(HEALTHY, gpiod=None, buttons="gpiozero"))}
+    assert findings["gpiod"].level == OK and "gpiozero" in findings["gpiod"].what
+    findings = {x.check: x for x in diagnose(replace(HEALTHY, gpiod=None))}
+    assert findings["gpiod"].level == FAIL
