@@ -35,8 +35,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import select
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -44,9 +42,10 @@ from typing import Any, Protocol
 from .board import HEADER_CHIP_LABELS, Chip, header_chip, read_chips
 from .buttons import Edge
 from .clock import Clock, MonotonicClock
+from .sweeper import TICK_US as TICK_US  # the readers' tick, where it always was
+from .sweeper import Sweeper
 
 QUEUE_SLACK_US = 2_000  # an edge reaches the request's queue within this of its stamp
-TICK_US = 4_000  # while the loop waits, progress is reported at least this often
 RETRY_US = 1_000_000  # lines that failed are asked for again this often
 EVENT_BUFFER = 256  # the kernel's queue for the request (its default: 16 per line)
 CONSUMER = "referee-buttons"  # what `gpioinfo` shows as the lines' user
@@ -220,7 +219,7 @@ def chip_error(chips: Sequence[Chip]) -> str:
 # The reader -------------------------------------------------------------------------------------
 
 
-class GpioButtons:
+class GpioButtons(Sweeper):
     """The wiring's GPIO buttons (`pins[seat]`, BCM numbers; None: that seat has none), each
     edge handed to `sink` with its kernel stamp, then the progress.
 
@@ -228,6 +227,8 @@ class GpioButtons:
     reads them (`start`); `sweep` is one turn of it, which tests and the simulated table
     call directly.
     """
+
+    thread_name = "gpio-buttons"
 
     def __init__(
         self,
@@ -255,8 +256,7 @@ class GpioButtons:
         self._down: set[int] = set()  # lines held down: let go if the lines fail
         self._seqno: dict[int, int] = {}
         self._retry = 0
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        super().__init__()
         self.chip: Chip | None = None
         if not self.seats:
             return
@@ -356,31 +356,8 @@ class GpioButtons:
 
     # The thread -----------------------------------------------------------------------------
 
-    def start(self) -> None:
-        """One sweep here (the first progress), then the thread."""
-        self.sweep()
-        self._thread = threading.Thread(target=self.run, name="gpio-buttons", daemon=True)
-        self._thread.start()
-
-    def run(self) -> None:
-        """Sleep until an edge is queued (or a tick passes), then sweep; until `close`."""
-        while not self._stop.is_set():
-            fds = self.fds()
-            try:
-                if fds:
-                    select.select(fds, [], [], TICK_US / 1e6)
-                else:
-                    self._stop.wait(TICK_US / 1e6)
-            except (OSError, ValueError):
-                pass  # the request released under select: the sweep finds out
-            if self._stop.is_set():
-                return
-            self.sweep()
-
     def close(self) -> None:
-        self._stop.set()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout=1.0)
+        self.stop_thread()
         request, self.request = self.request, None
         if request is not None:
             with contextlib.suppress(OSError):

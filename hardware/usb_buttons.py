@@ -33,9 +33,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import select
 import struct
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -43,6 +41,8 @@ from typing import Any, NamedTuple, Protocol
 
 from .buttons import Edge
 from .clock import Clock, MonotonicClock
+from .sweeper import TICK_US as TICK_US  # the readers' tick, where it always was
+from .sweeper import Sweeper
 
 EV_KEY = 0x01
 KEY_UP, KEY_DOWN = 0, 1  # 2 is the keyboard's autorepeat: no new press
@@ -51,7 +51,6 @@ KEY_MAX = 0x2FF
 EVIOCSCLOCKID = 0x400445A0
 USB_RESOLUTION_US = 8_000  # a full-speed HID device's usual polling interval
 QUEUE_SLACK_US = 2_000  # an event reaches the client's queue within this of its stamp
-TICK_US = 4_000  # while the loop waits, progress is reported at least this often
 RESCAN_US = 1_000_000  # a lost device is looked for again this often
 
 
@@ -281,7 +280,7 @@ class _Open:
     down: set[int] = field(default_factory=set)  # codes held down: released if the device goes
 
 
-class UsbButtons:
+class UsbButtons(Sweeper):
     """The wiring's USB devices, each key edge handed to `sink` with its kernel stamp.
 
     `devices` with `seats[label][code] -> seat`. Opening is strict: a device the wiring
@@ -290,6 +289,8 @@ class UsbButtons:
     browser). One thread reads them all (`start`); `sweep` is one turn of it, which tests
     and the simulated table call directly.
     """
+
+    thread_name = "usb-buttons"
 
     def __init__(
         self,
@@ -317,8 +318,7 @@ class UsbButtons:
         self.others = others  # (label, code, t) of each press of a key no seat uses: hw-test shows them
         self.grab = grab  # hw-test does not grab: the keyboard typing its Ctrl-C may be one of them
         self._devices = [_Open(d, dict(seats.get(d.label, {}))) for d in devices]
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        super().__init__()
         self._next_scan = 0
         self._wall_warned = False
         found = scan(self.system) if devices else []
@@ -444,32 +444,8 @@ class UsbButtons:
 
     # The thread -----------------------------------------------------------------------------
 
-    def start(self) -> None:
-        """One sweep here (the first progress, and a device gone since it was opened is said
-        before anything else runs), then the thread."""
-        self.sweep()
-        self._thread = threading.Thread(target=self.run, name="usb-buttons", daemon=True)
-        self._thread.start()
-
-    def run(self) -> None:
-        """Sleep until a device has events (or a tick passes), then sweep; until `close`."""
-        while not self._stop.is_set():
-            fds = self.fds()
-            try:
-                if fds:
-                    select.select(fds, [], [], TICK_US / 1e6)
-                else:
-                    self._stop.wait(TICK_US / 1e6)
-            except (OSError, ValueError):
-                pass  # a device closed under select: the sweep finds out which
-            if self._stop.is_set():
-                return
-            self.sweep()
-
     def close(self) -> None:
-        self._stop.set()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout=1.0)
+        self.stop_thread()
         for d in self._devices:
             if d.device is not None:
                 with contextlib.suppress(OSError):
