@@ -121,3 +121,23 @@ def service_config(folder: Any) -> Any:
         f'[service]\ndata_dir = "{folder / "data"}"\nkiosk = false\n'
     )
     return config
+
+
+class Heard:
+    """What a button reader (GPIO or USB) hands on, in order: edges, progress and notes; each
+    reader's test adds its own `lost` (their signatures differ)."""
+
+    def __init__(self) -> None:
+        self.log: list[tuple[str, object]] = []
+
+    def edge(self, e: Any) -> None:
+        self.log.append(("edge", e))
+
+    def progress(self, t: int) -> None:
+        self.log.append(("progress", t))
+
+    def note(self, text: str) -> None:
+        self.log.append(("note", text))
+
+    def of(self, kind: str) -> list[object]:
+        return [v for k, v in self.log if k == kind]

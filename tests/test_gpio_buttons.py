@@ -33,31 +33,18 @@ from referee.hwtest import run_hw_test
 from referee.script import adjudicate
 from referee.service import run_service
 
+from . import helpers
+
 T = 10_000_000
 PINS = (4, 27, 23)  # the default wiring's first three buttons
 NAMES = ("Ann", "Bob", "Cy")
 
 
-class Heard:
+class Heard(helpers.Heard):
     """What the reader hands on, in order: edges, progress, losses and notes."""
-
-    def __init__(self) -> None:
-        self.log: list[tuple[str, object]] = []
-
-    def edge(self, e: Edge) -> None:
-        self.log.append(("edge", e))
-
-    def progress(self, t: int) -> None:
-        self.log.append(("progress", t))
 
     def lost(self, gone: bool) -> None:
         self.log.append(("lost" if gone else "back", gone))
-
-    def note(self, text: str) -> None:
-        self.log.append(("note", text))
-
-    def of(self, kind: str) -> list[object]:
-        return [v for k, v in self.log if k == kind]
 
 
 def reader(gpio: DoubleGpio, clock: VirtualClock, heard: Heard, pins=PINS, **kwargs) -> GpioButtons:

@@ -36,6 +36,8 @@ from referee.rulings import SnapIgnored, StackWon
 from referee.script import adjudicate
 from referee.service import run_service
 
+from . import helpers
+
 BTN_TRIGGER, BTN_THUMB, BTN_THUMB2, BTN_TOP = 288, 289, 290, 291
 KEY_A = 30
 ENCODER = "DragonRise Inc.   Generic   USB  Joystick  "
@@ -43,26 +45,11 @@ BY_ID = "/dev/input/by-id/usb-0079_0006-event-joystick"
 T = 10_000_000
 
 
-class Heard:
+class Heard(helpers.Heard):
     """What the reader hands on, in order: edges, progress, losses and notes."""
-
-    def __init__(self) -> None:
-        self.log: list[tuple[str, object]] = []
-
-    def edge(self, e: Edge) -> None:
-        self.log.append(("edge", e))
-
-    def progress(self, t: int) -> None:
-        self.log.append(("progress", t))
 
     def lost(self, label: str, gone: bool) -> None:
         self.log.append(("lost" if gone else "back", label))
-
-    def note(self, text: str) -> None:
-        self.log.append(("note", text))
-
-    def of(self, kind: str) -> list[object]:
-        return [v for k, v in self.log if k == kind]
 
 
 def reader(system: DoubleSystem, clock: VirtualClock, heard: Heard, **kwargs) -> UsbButtons:
