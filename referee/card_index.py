@@ -18,6 +18,7 @@ from .index_model import UNKNOWN, glyph_features, load_model
 _REDS = ("H", "D")
 _CORNER = (0.015, 0.24, 0.012, 0.36)  # x0, x1, y0, y1 as parts of the card
 _WIDE = (0.34, 0.5)  # x1, y1 of the region searched for a larger index than _CORNER holds
+_BAND = (0.015, 0.985, 0.012, 0.3)  # x0, x1, y0, y1: the top band an index laid across lies in
 
 
 def corner_regions(size: tuple[int, int]) -> tuple[tuple[int, int, int, int], ...]:
@@ -26,6 +27,14 @@ def corner_regions(size: tuple[int, int]) -> tuple[tuple[int, int, int, int], ..
     w, h = size
     x1, y1 = round(_WIDE[0] * w), round(_WIDE[1] * h)
     return (0, 0, x1, y1), (w - x1, h - y1, w, h)
+
+
+def band_regions(size: tuple[int, int]) -> tuple[tuple[int, int, int, int], ...]:
+    """The boxes (x0, y0, x1, y1) of an upright card `size` = (w, h) that `_read_beside` looks at,
+    of the card and of the card turned round: its top and bottom bands."""
+    w, h = size
+    y1 = round(_BAND[3] * h)
+    return (0, 0, w, y1), (0, h - y1, w, h)
 
 
 def _weakest(image: np.ndarray) -> np.ndarray:
@@ -51,31 +60,45 @@ def _corner_and_grey(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     grey = _weakest(region)
     if int(grey.max()) - int(grey.min()) >= 40:
         _, ink = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
-        n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
-        rows = stats.tolist()  # plain ints: numpy scalars are slow to unpack and compare one by one
-        rh, rw = ink.shape
-        # The rank's first glyph: the topmost glyph-sized blob near the left edge.
-        first = None
-        for k in range(1, n):
-            x, y, bw, bh, area = rows[k]
-            if (x == 0 and y == 0) or bh < 0.05 * h or bh > 0.2 * h or bw > 0.3 * w or x > 0.1 * w:
-                continue
-            if area < 0.15 * bw * bh or x + bw >= rw or y + bh >= rh:
-                continue
-            if first is None or y < rows[first][cv2.CC_STAT_TOP]:
-                first = k
-        if first is not None:
-            x, y, bw, bh, _ = rows[first]
-            top, bottom, right = y, y + bh, x + bw
-            for k in range(1, n):  # the rest of the rank's row (the 0 of a 10)
-                kx, ky, kw, kh, _ = rows[k]
-                beside = k != first and right - 2 <= kx < right + 0.3 * bh and kw < bh
-                if beside and 0.75 * bh < kh < 1.25 * bh and abs(ky - top) < 0.2 * bh:
-                    right = max(right, kx + kw)
+        _, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+        rank = _rank_row(stats.tolist(), ink.shape, (w, h))
+        if rank is not None:
+            _, top, bottom, right = rank
+            bh = bottom - top
             ix1 = max(ix1, min(ix0 + round(right + 0.45 * bh), round(_WIDE[0] * w)))
             iy1 = max(iy1, min(iy0 + round(bottom + 1.35 * bh), round(_WIDE[1] * h)))
     # The crop starts where the region does and lies inside it: its grey is a corner of the region's.
     return warped[iy0:iy1, ix0:ix1], grey[: iy1 - iy0, : ix1 - ix0]
+
+
+def _rank_row(
+    rows: list[list[int]], shape: tuple[int, ...], card: tuple[int, int]
+) -> tuple[list[int], int, int, int] | None:
+    """The rank's blobs among connected components' `rows` of stats in a crop of `shape` from the
+    card's top-left corner (a card `card` = (w, h) px), and the row's top, bottom and right: its
+    first glyph is the topmost glyph-sized blob near the left edge, and beside it the 0 of a 10."""
+    w, h = card
+    rh, rw = shape[:2]
+    first = None
+    for k in range(1, len(rows)):
+        x, y, bw, bh, area = rows[k]
+        if (x == 0 and y == 0) or bh < 0.05 * h or bh > 0.2 * h or bw > 0.3 * w or x > 0.1 * w:
+            continue
+        if area < 0.15 * bw * bh or x + bw >= rw or y + bh >= rh:
+            continue
+        if first is None or y < rows[first][cv2.CC_STAT_TOP]:
+            first = k
+    if first is None:
+        return None
+    x, y, bw, bh, _ = rows[first]
+    blobs, top, bottom, right = [first], y, y + bh, x + bw
+    for k in range(1, len(rows)):  # the rest of the rank's row (the 0 of a 10)
+        kx, ky, kw, kh, _ = rows[k]
+        beside = k != first and right - 2 <= kx < right + 0.3 * bh and kw < bh
+        if beside and 0.75 * bh < kh < 1.25 * bh and abs(ky - top) < 0.2 * bh:
+            blobs.append(k)
+            right = max(right, kx + kw)
+    return blobs, top, bottom, right
 
 
 def _painted(labels: np.ndarray, n: int, blobs: list[int]) -> np.ndarray:
@@ -345,9 +368,70 @@ def _read_corner(warped: np.ndarray) -> dict[str, float] | None:
     the built-in model's log-probabilities of rank and suit, the suit weighed by the ink's colour,
     and of code UNKNOWN (`index_model.UNKNOWN`): glyphs that are no index of the deck."""
     parts = _index_parts(warped)
-    if parts is None:
+    return None if parts is None else _scores(*parts)
+
+
+def _beside_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, int] | None:
+    """`_index_parts` of an index laid across the card's top (a modern deck's: the rank at the top
+    left, its pip level with it at the top right), or None.
+
+    The pip is the nearest blob right of the rank, level with it, of about its height, whole in
+    the band and at its far end, with paper between: a picture's piece seldom is all of these."""
+    h, w = warped.shape[:2]
+    x0, x1, y0, y1 = _BAND
+    band = warped[round(y0 * h) : round(y1 * h), round(x0 * w) : round(x1 * w)]
+    grey = _weakest(band)
+    if int(grey.max()) - int(grey.min()) < 40:
         return None
-    rank, suit, red, n_rows = parts
+    _, ink = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
+    _drop_rules(ink)
+    n, labels, stats_array, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    stats = stats_array.tolist()
+    found = _rank_row(stats, ink.shape, (w, h))
+    if found is None:
+        return None
+    rank_blobs, top, bottom, right = found
+    rh = bottom - top
+    bh_, bw_ = ink.shape
+    pip = None
+    for k in range(1, n):
+        x, y, bw, bh, area = stats[k]
+        if k in rank_blobs or x < right or not 0.5 * rh <= bh <= 2.2 * rh or not 0.3 * rh <= bw <= 2.5 * rh:
+            continue
+        if min(y + bh, bottom) - max(y, top) < 0.5 * min(bh, rh) or area < 0.3 * bw * bh:
+            continue
+        if y == 0 or x + bw >= bw_ or y + bh >= bh_:
+            continue  # cut by the band's edge: not a whole pip
+        if pip is None or x < stats[pip][cv2.CC_STAT_LEFT]:
+            pip = k
+    if pip is None:
+        return None
+    px, _, pw, _, _ = stats[pip]
+    # At the card's far side, each with bare paper beside it: not pieces of a picture inside a
+    # court card's frame (an outline found on the frame holds a picture's top where the band is).
+    # Thin lines are no picture: a court's frame may run close to the index.
+    k = max(3, round(0.25 * rh))  # thicker than a frame's line, thinner than a pip
+    solid = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+    gap = max(2, round(0.4 * rh))
+    for x0, x1 in ((right + 1, right + 1 + gap), (px - gap, px - 1)):
+        margin = solid[top:bottom, max(0, x0) : max(0, x1)]
+        if cv2.countNonZero(margin) > 0.03 * max(1, margin.size):
+            return None
+    if px + pw < 0.8 * bw_:
+        return None
+    glyphs = _painted(labels, n, [*rank_blobs, pip])
+    return _painted(labels, n, rank_blobs), _painted(labels, n, [pip]), _redness(band, glyphs) > 0.15, 2
+
+
+def _read_beside(warped: np.ndarray) -> dict[str, float] | None:
+    """`_read_corner`'s scores for an index laid across the card's top (`_beside_parts`)."""
+    parts = _beside_parts(warped)
+    return None if parts is None else _scores(*parts)
+
+
+def _scores(rank: np.ndarray, suit: np.ndarray, red: bool, n_rows: int) -> dict[str, float] | None:
+    """Scores per code of a rank glyph and a suit pip (`_read_corner`'s), None when either holds
+    too little ink to be a glyph. `n_rows`: rows of glyphs down the corner (four spell JOKER)."""
     rank_f, suit_f = glyph_features(rank), glyph_features(suit)
     if rank_f is None or suit_f is None:
         return None

@@ -9,16 +9,16 @@ card not yet seen since the deck was dealt when two readings are close.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from . import card_index, card_outline, outline_model
-from .card_index import _read_corner, corner_regions
+from .card_index import _read_beside, _read_corner, band_regions, corner_regions
 from .card_outline import (
     MAX_WIDTH,
     MIN_WIDTH,
@@ -316,22 +316,41 @@ class Recogniser:
         in a 52-card game)."""
         return self._read(warped, corners)[0]
 
-    def _read(self, warped: np.ndarray, corners: tuple[bool, bool]) -> tuple[dict[str, float], str | None]:
+    def _read(
+        self, warped: np.ndarray, corners: tuple[bool, bool], across: Callable[[], np.ndarray] | None = None
+    ) -> tuple[dict[str, float], str | None]:
         """`read_warped`'s scores, and the code both corners named each on its own (None unless both
-        were read and agree): two readings of one card at its two ends, evidence for `is_sure`."""
+        were read and agree): two readings of one card at its two ends, evidence for `is_sure`.
+        When neither corner holds an index, the index laid across the card's top (`_read_beside`)
+        of the warp `across()` gives (one with the card's top and bottom bands; `warped` itself
+        when None): never sure, since such decks mostly print it once, and the reader has less
+        behind it."""
+        scores, named = self._corners(warped, corners, _read_corner)
+        agreed = named[0] if len(named) == 2 and named[0] == named[1] != UNKNOWN else None
+        if not scores:
+            scores = self._corners(warped if across is None else across(), corners, _read_beside)[0]
+        return self._with_profile(warped, scores), agreed
+
+    def _corners(
+        self,
+        warped: np.ndarray,
+        corners: tuple[bool, bool],
+        read: Callable[[np.ndarray], dict[str, float] | None],
+    ) -> tuple[dict[str, float], list[str]]:
+        """The best score per code of `read` at the card's two ends (those `corners` in sight), and
+        the code each end named."""
         scores: dict[str, float] = {}
         named = []
         for turned, seen in zip((False, True), corners, strict=True):
             # Turned by a copy, not a view: OpenCV copies a view of negative strides at every call.
-            got = _read_corner(cv2.flip(warped, -1) if turned else warped) if seen else None
+            got = read(cv2.flip(warped, -1) if turned else warped) if seen else None
             if got:
                 if not self.jokers and JOKER_CODE in got:  # a joker's lettering is no card of this deck
                     got[UNKNOWN] = float(np.logaddexp(got.pop(JOKER_CODE), got.get(UNKNOWN, -99.0)))
                 named.append(max(got, key=got.__getitem__))
                 for k, v in got.items():
                     scores[k] = max(scores.get(k, -99.0), v)
-        agreed = named[0] if len(named) == 2 and named[0] == named[1] != UNKNOWN else None
-        return self._with_profile(warped, scores), agreed
+        return scores, named
 
     def _with_profile(self, warped: np.ndarray, scores: dict[str, float]) -> dict[str, float]:
         """The corners' scores with the profile's pictures weighed in (unchanged without one)."""
@@ -377,10 +396,13 @@ class Recogniser:
         outlines tried in turn, stopping at one likelier than `enough`; scores of two warps are not
         on one scale."""
         best: _Read = ({}, 0.0, None)
+        # Without a profile only the index corners are read: only they are warped.
+        regions = None if self.profile is not None else corner_regions(WARP_SIZE)
         for quad in quads:
-            # Without a profile only the index corners are read: only they are warped.
-            regions = None if self.profile is not None else corner_regions(WARP_SIZE)
-            got, agreed = self._read(warp_card(image, quad, regions=regions), _in_sight(quad, image.shape))
+            warped = warp_card(image, quad, regions=regions)
+            # An index across the card's top is read only when the corners hold none: its bands warped then.
+            across = partial(warp_card, image, quad, regions=band_regions(WARP_SIZE)) if regions else None
+            got, agreed = self._read(warped, _in_sight(quad, image.shape), across)
             if not got:
                 continue
             top = max(got.values())

@@ -54,6 +54,9 @@ class CardStyle:
     edge: BGR = (200, 200, 200)  # the thin line round the face
     back_colour: BGR = (140, 40, 30)
     corner_radius: float = 0.06  # of the card width
+    # "stacked": the pip under the rank, in two corners; "beside": the pip at the top right, level
+    # with the rank, in the top-left corner only (some modern decks: a giant pip below)
+    index_layout: str = "stacked"
 
 
 STYLES: dict[str, CardStyle] = {
@@ -87,6 +90,17 @@ STYLES: dict[str, CardStyle] = {
         edge=(215, 215, 215),
         back_colour=(90, 90, 90),
         corner_radius=0.045,
+    ),
+    "modern": CardStyle(  # the index laid across the top, once
+        font=cv2.FONT_HERSHEY_DUPLEX,
+        thickness=3,
+        index_scale=0.1,
+        court="letter",
+        red=(40, 35, 225),
+        black=(45, 45, 50),
+        face=(238, 240, 242),
+        edge=(90, 90, 90),
+        index_layout="beside",
     ),
 }
 
@@ -213,9 +227,15 @@ def _corner(card: Card, style: CardStyle, width: int, height: int) -> np.ndarray
             y = top + letter_h / 2 + i * letter_h * 1.45
             _put_text(img, ch, (cx, y), letter_h, 0.12 * width, style.font, max(1, t - 1), ink)
         return img
-    _put_text(img, RANKS[card.rank - 1], (cx, top + h / 2), h, 0.15 * width, style.font, t, ink)
+    across = style.index_layout == "beside"  # room for a 10 as tall as the other ranks
+    rank = RANKS[card.rank - 1]
+    at = (cx + 0.07 * width, top + h / 2) if across and rank == "10" else (cx, top + h / 2)
+    _put_text(img, rank, at, h, (0.3 if across else 0.15) * width, style.font, t, ink)
     pip = 0.07 * height
-    draw_pip(img, card.suit, (cx, top + h + 0.025 * height + pip / 2), pip, ink)
+    if across:  # a bigger pip, as such decks print it
+        draw_pip(img, card.suit, (width - cx, top + h / 2), 1.2 * pip, ink)
+    else:
+        draw_pip(img, card.suit, (cx, top + h + 0.025 * height + pip / 2), pip, ink)
     return img
 
 
@@ -292,7 +312,9 @@ def _draw_card_cached(code: str, width: int, style: CardStyle) -> Sprite:
         img[: height // 2] = upper
         img[height - height // 2 :] = np.minimum(img[height - height // 2 :], upper[::-1, ::-1])
     corner = _corner(card, style, width, height)
-    img = np.minimum(img, np.minimum(corner, corner[::-1, ::-1]))  # ink on white: min overlays
+    if style.index_layout != "beside":
+        corner = np.minimum(corner, corner[::-1, ::-1])  # and again at the bottom right
+    img = np.minimum(img, corner)  # ink on white: min overlays
     # White becomes the face colour; ink keeps its colour.
     face = np.array(style.face, np.float32) / 255
     img = (img.astype(np.float32) * face).astype(np.uint8)

@@ -11,7 +11,8 @@ import pytest
 from referee import card_index, glyphs, render
 from referee.card_outline import WARP_SIZE
 from referee.card_themes import available_themes, theme_cards
-from referee.cards import parse_card
+from referee.cards import deck, parse_card
+from referee.index_model import UNKNOWN
 
 
 def upright(code: str) -> np.ndarray:
@@ -118,3 +119,24 @@ def test_a_condensed_serif_index_unseen_in_training_is_read(code):
         img = np.clip(img + rng.normal(0, 3, img.shape), 0, 255).astype(np.uint8)
         _, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 85])
         assert best(cv2.imdecode(buf, cv2.IMREAD_COLOR)) == code
+
+
+def test_an_index_laid_across_the_top_is_read_where_no_corner_holds_one():
+    # The modern style prints the pip level with the rank at the top right, once: the corner
+    # reader finds no pip under the rank, the reader across the band finds it beside.
+    style = render.STYLES["modern"]
+    for card in deck(52):
+        img, _ = render.draw_card(card, 200, style)
+        warped = cv2.resize(img, WARP_SIZE, interpolation=cv2.INTER_AREA)
+        assert card_index._read_corner(warped) is None
+        scores = card_index._read_beside(warped)
+        assert scores is not None and max(scores, key=scores.__getitem__) == card.code
+        # Turned round, the band holds no index: nothing is made up from the big pips.
+        turned = card_index._read_beside(cv2.flip(warped, -1))
+        assert turned is None or max(turned, key=turned.__getitem__) in (card.code, UNKNOWN)
+
+
+def test_across_the_top_a_rank_with_nothing_level_with_it_reads_nothing():
+    # A stacked index (the pip under the rank) has nothing beside the rank: no pip is made up.
+    img, _ = render.draw_card(parse_card("7H"), 200, render.STYLES["bold"])
+    assert card_index._read_beside(cv2.resize(img, WARP_SIZE, interpolation=cv2.INTER_AREA)) is None

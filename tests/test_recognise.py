@@ -237,7 +237,7 @@ def test_deck_awareness_takes_the_runner_up_when_close(monkeypatch, recogniser):
     monkeypatch.setattr(
         Recogniser,
         "_read",
-        lambda self, w, corners=(True, True): ({"8C": -0.2, "8S": -0.5, "3C": -5.0}, None),
+        lambda self, w, corners=(True, True), across=None: ({"8C": -0.2, "8S": -0.5, "3C": -5.0}, None),
     )
     assert recogniser.recognise(frame).card.code == "8C"
     assert recogniser.recognise(frame, seen=frozenset({"8C"})).card.code == "8S"
@@ -245,7 +245,10 @@ def test_deck_awareness_takes_the_runner_up_when_close(monkeypatch, recogniser):
     monkeypatch.setattr(
         Recogniser,
         "_read",
-        lambda self, w, corners=(True, True): ({"8C": -0.2, "8S": -0.2 - SEEN_MARGIN * 1.5}, None),
+        lambda self, w, corners=(True, True), across=None: (
+            {"8C": -0.2, "8S": -0.2 - SEEN_MARGIN * 1.5},
+            None,
+        ),
     )
     assert recogniser.recognise(frame, seen=frozenset({"8C"})).card.code == "8C"
 
@@ -652,3 +655,15 @@ def test_a_level_read_only_because_a_photo_is_read_thoroughly_gives_a_guess_neve
     monkeypatch.setattr(Recogniser, "_among_outlines", lambda self, *a, **k: None)
     reading = Recogniser().recognise(frame, thorough=True)
     assert reading.card == parse_card("7H") and not reading.sure
+
+
+@pytest.mark.parametrize("code", ["AS", "10D", "QC", "7H"])
+def test_an_index_across_the_top_is_read_but_never_sure(recogniser, code):
+    # The modern style's one index, laid across the top: read (through the corner reader's
+    # fallback), at any turn, but never acted on without the host: one index, no second opinion.
+    rng = np.random.default_rng(sum(map(ord, code)))
+    card = parse_card(code)
+    for angle in (0, 180, 63):
+        frame = single(card, rng, angle=angle, width=200, style=render.STYLES["modern"], **CAMERA)
+        reading = recogniser.recognise(frame)
+        assert reading.card is card and not reading.sure

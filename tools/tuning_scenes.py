@@ -53,8 +53,13 @@ class Scene:
 _faces: dict[str, dict[str, np.ndarray]] = {}
 
 
-def decks() -> list[str]:
-    return [*STYLES, *(t for t in THEMES if t in available_themes())]
+def decks(stacked_only: bool = False) -> list[str]:
+    """The decks, in a fixed order (a deck's scenes are seeded by its place): the own styles with
+    the pip under the rank, the themes, then other index layouts (added later, last, so that the
+    others' scenes and the outline model's training pictures stay as they were)."""
+    stacked = [name for name, style in STYLES.items() if style.index_layout == "stacked"]
+    others = [] if stacked_only else [name for name in STYLES if name not in stacked]
+    return [*stacked, *(t for t in THEMES if t in available_themes()), *others]
 
 
 def _sprite(deck: str, code: str, width: int) -> tuple[np.ndarray, np.ndarray]:
