@@ -79,7 +79,7 @@ def test_a_cue_plays_on_an_oscillator_at_its_frequency_for_its_length(browser):
     server = serve(hub)  # no buzzer wired; the test is a loopback client, as the Pi's screen
     try:
         page = open_page(browser, server, hub)
-        assert page.inner_text("#sound-toggle") == "🔊 sound on"  # on by default here
+        assert page.inner_text("#sound-toggle") == "♪ sound on"  # on by default here
         assert played(page) == []  # nothing heard before the page opened is played
         fed(page, hub, Penalty(2_000_000, 1, "wrong_snap"))
         wait_for(page, "window.oscillators.length >= 1")
@@ -108,14 +108,14 @@ def test_the_toggle_turns_the_sound_off_and_the_browser_remembers(browser):
     try:
         page = open_page(browser, server, hub)
         page.click("#sound-toggle")
-        assert page.inner_text("#sound-toggle") == "🔇 sound off"
+        assert page.inner_text("#sound-toggle") == "♪ sound off"
         assert page.evaluate("localStorage.getItem('referee-sound')") == "off"
         fed(page, hub, Penalty(2_000_000, 1, "wrong_snap"))
         assert played(page) == []
         page.reload()
         wait_for(page, f"Number(document.body.dataset.version) >= {hub.version}", timeout_ms=TIMEOUT_MS)
         page.wait_for_selector("#sound-toggle", state="visible")
-        assert page.inner_text("#sound-toggle") == "🔇 sound off"  # kept in this browser
+        assert page.inner_text("#sound-toggle") == "♪ sound off"  # kept in this browser
         fed(page, hub, Penalty(2_500_000, 2, "wrong_snap"))
         assert played(page) == []
         page.click("#sound-toggle")
@@ -131,7 +131,7 @@ def test_with_a_buzzer_wired_the_pis_screen_stays_silent_until_asked(browser):
     server = serve(hub, buzzer=True)
     try:
         page = open_page(browser, server, hub)
-        assert page.inner_text("#sound-toggle") == "🔇 sound off"
+        assert page.inner_text("#sound-toggle") == "♪ sound off"
         fed(page, hub, Penalty(2_000_000, 1, "wrong_snap"))
         assert played(page) == []
         page.click("#sound-toggle")

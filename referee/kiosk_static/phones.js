@@ -15,7 +15,7 @@ function soundWanted() {
 
 function drawSoundToggle() {
   const button = $("sound-toggle");
-  button.textContent = sound.on ? "🔊 sound on" : "🔇 sound off";
+  button.textContent = sound.on ? "♪ sound on" : "♪ sound off";
   button.setAttribute("aria-pressed", String(sound.on));
   button.hidden = false;
 }
