@@ -139,7 +139,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--port",
         type=int,
         default=8080,
-        help="the kiosk page's port on 127.0.0.1 (default 8080; 0: any free)",
+        help="the kiosk page's port (default 8080; 0: any free)",
+    )
+    p.add_argument(
+        "--listen",
+        metavar="ADDRESS",
+        default="127.0.0.1",
+        help="where the kiosk page listens: 0.0.0.0 lets phones on the network watch "
+        "(default 127.0.0.1: this machine only)",
     )
     p.add_argument(
         "--linger",

@@ -32,12 +32,14 @@ PIN_KINDS = ("gpio", "mock")
 # How GPIO buttons are read: the kernel's line events (hardware/gpio_buttons.py, each sweep's
 # progress reported), or gpiozero's callbacks (the fallback: bound by their 60 ms latency).
 BUTTON_READERS = ("gpiod", "gpiozero")
-_TOP_KEYS = ("table", "camera", "hardware", "service")
+_TOP_KEYS = ("table", "camera", "hardware", "service", "kiosk")
 _TABLE_KEYS = ("players", "rules", "options")
 _CAMERA_KEYS = ("source", "profile", "fps", "seats")
 _HARDWARE_KEYS = ("pins", "wiring", "buttons")
 _HOST_NAME = re.compile(r"[A-Za-z0-9.:_-]{1,253}")  # a DNS name, an IPv4 or an IPv6 address
 _SERVICE_KEYS = ("data_dir", "kiosk", "kiosk_host", "kiosk_port", "kiosk_names")
+_KIOSK_KEYS = ("listen", "sound")
+SOUND_SETTINGS = ("auto", "on", "off")  # kiosk_sound.SOUND_CHOICES, without importing the kiosk
 
 
 class ConfigError(UserError):
@@ -66,6 +68,7 @@ class Config:
     kiosk_host: str = "127.0.0.1"
     kiosk_port: int = 8080
     kiosk_names: tuple[str, ...] = ()  # names the page is opened by besides the Pi's own (kiosk_guard)
+    kiosk_sound: str = "auto"  # the page plays the announcer's tones: auto, on, off (kiosk_sound)
 
     def game_line(self) -> dict[str, Any]:
         return {"game": {"players": list(self.players), "rules": self.rules, "options": dict(self.options)}}
@@ -179,6 +182,7 @@ def _parse(data: Mapping[str, Any], source: str, folder: Path) -> Config:
             "service.kiosk_names",
             f'must be a list of host names or addresses (["referee.lan"]), not {show(names)}',
         )
+    host, sound = _kiosk(data, host)
     return Config(
         source=source,
         players=players,
@@ -198,7 +202,30 @@ def _parse(data: Mapping[str, Any], source: str, folder: Path) -> Config:
         kiosk_host=host.strip(),
         kiosk_port=port,
         kiosk_names=tuple(n.lower() for n in names),
+        kiosk_sound=sound,
     )
+
+
+def _kiosk(data: Mapping[str, Any], host: str) -> tuple[str, str]:
+    """`[kiosk]`: `listen` (the address the page listens on; `[service] kiosk_host` is its older
+    name) and `sound` (the announcer's tones on the page: "auto", "on" or "off")."""
+    kiosk = _section(data, "kiosk", _KIOSK_KEYS)
+    listen = kiosk.get("listen")
+    if listen is not None:
+        if not isinstance(listen, str) or not listen.strip():
+            raise Bad(
+                "kiosk.listen", f'must be an address to listen on ("0.0.0.0": phones too), not {show(listen)}'
+            )
+        service = data.get("service", {})
+        if "kiosk_host" in service and service["kiosk_host"].strip() != listen.strip():
+            raise Bad(
+                "kiosk.listen", f"says {show(listen)} but [service] kiosk_host says {show(host)}: keep one"
+            )
+        host = listen
+    sound = kiosk.get("sound", "auto")
+    if sound not in SOUND_SETTINGS:
+        raise Bad("kiosk.sound", f'must be "auto", "on" or "off", not {show(sound)}')
+    return host, sound
 
 
 def _section(data: Mapping[str, Any], key: str, keys: tuple[str, ...]) -> Mapping[str, Any]:

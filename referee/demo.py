@@ -581,12 +581,22 @@ def _kiosk(args: argparse.Namespace, journal: Journal, state: State, console: Co
 
     hub = KioskHub(TableView(state, t0=0))
     token = load_or_create_token(journal.path.parent / "admin-token")
-    server = KioskServer(make_app(hub, token, None), hub, host="127.0.0.1", port=args.port)
+    from .kiosk_phones import lan_address, watch_url
+
+    host = getattr(args, "listen", "127.0.0.1")
+    lan = lan_address()
+
+    def watch() -> str | None:  # the port is the server's own once bound (--port 0: any free)
+        return watch_url(host, server.port, lan)
+
+    server = KioskServer(make_app(hub, token, None, watch=watch), hub, host=host, port=args.port)
     try:
         server.start()
     except UserError as e:  # a busy port
         raise UserError(f"{e} (another port: --port N; no kiosk page: --headless)") from None
     console.print(Text(f"Kiosk page: {server.url} (open it in a browser to watch the table)", style="bold"))
+    if watch() is not None:
+        console.print(Text(f"Phones on this network: {watch()} (the page shows its QR code)", style="bold"))
     return _DemoKiosk(hub, server)
 
 

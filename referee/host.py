@@ -1,10 +1,11 @@
-"""The host's commands from the kiosk: a new game, the rules and names for it, undo.
+"""The host's commands from the kiosk: a new game, the rules, names and house rules for it, undo.
 
 The kiosk calls them from a worker thread; each hands its work to the table loop's own
 thread (`TableLoop.call`) and waits for it, so the table, the journal and the kiosk's
 view change between two events, never during one. Every change is journaled: a new
 game closes the old one; an undo marks the undone events (kept in the file, left out
-of every replay), so a restart comes back to the same table.
+of every replay), so a restart comes back to the same table; the next game's rules,
+names and house rules are journaled as they are set, so a restart keeps them too.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from .cards import parse_card
 from .engine import MAX_PLAYERS, MIN_PLAYERS
+from .house_rules import overrides
 from .journal import ABANDONED, WON, Journal
 from .kiosk import KioskHub
 from .kiosk_view import TableView
@@ -40,6 +42,13 @@ class HostCommands:
     loop: TableLoop | None = None  # set once the loop exists
     on_new_game: list[Callable[[State], Any]] = field(default_factory=list)
     crops: Any = ()  # the lay times whose picture the kiosk serves (service.AskedCrops)
+    # The config's game line: what the host's changes are set over, journaled beside them, so a
+    # config changed since wins over them at a restart (`Journal.next_game`). None: `spec`'s.
+    base: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if self.base is None:
+            self.base = self.spec.to_json()
 
     def _in_loop(self, work: Callable[[], str]) -> str:
         if self.loop is None:
@@ -73,8 +82,16 @@ class HostCommands:
     def set_rules(self, preset: str) -> str:
         if preset not in PRESETS:
             raise ValueError(f"unknown rules {preset!r} (known: {', '.join(sorted(PRESETS))})")
-        self.spec = GameSpec(self.spec.players, preset)  # a preset's own options, not the last one's
+        self._next(GameSpec(self.spec.players, preset))  # a preset's own options, not the last one's
         return f"rules {preset} from the next new game"
+
+    def set_house_rules(self, options: dict[str, Any]) -> str:
+        """The next game's house rules: its preset's options, replacing any set before. The game
+        being played keeps its own (its events were judged under them)."""
+        chosen = overrides(self.spec.rules, options)  # OptionError (a ValueError): one line
+        self._next(GameSpec(self.spec.players, self.spec.rules, chosen))
+        words = ", ".join(f"{k} {v}" for k, v in chosen.items()) or f"{self.spec.rules}'s own"
+        return f"house rules from the next new game: {words}"
 
     def set_names(self, names: list[str]) -> str:
         clean = [n.strip() for n in names]
@@ -82,8 +99,24 @@ class HostCommands:
             raise ValueError(f"give {MIN_PLAYERS} to {MAX_PLAYERS} names, none empty")
         if len({n.casefold() for n in clean}) != len(clean):
             raise ValueError("two players have the same name")
-        self.spec = GameSpec(tuple(clean), self.spec.rules, self.spec.options)
+        self._next(GameSpec(tuple(clean), self.spec.rules, self.spec.options))
         return f"players {', '.join(clean)} from the next new game"
+
+    def _next(self, spec: GameSpec) -> None:
+        """The next new game's line: journaled (in the table's thread, between two events, once
+        it runs), then kept and shown in the legend."""
+
+        def work() -> str:
+            assert self.base is not None
+            self.journal.set_next_game(spec.to_json(), self.base, self.recorder.game)
+            return ""
+
+        if self.loop is None:
+            work()  # before the table runs: nothing else writes the journal yet
+        else:
+            self._in_loop(work)
+        self.spec = spec
+        self.hub.next_game(spec.to_json())
 
     def name_card(self, lay_t: int, card: str | None) -> str:
         """The card of a lay the camera asked about (None: nothing was laid there), or the right

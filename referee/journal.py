@@ -76,6 +76,18 @@ CREATE TABLE IF NOT EXISTS events (
 ) WITHOUT ROWID;
 """
 _GAME_COLUMNS = "id, spec, started, ended, status, winner, source, events"
+# The host's rules for the next new game (house rules from the kiosk), newest last. A table
+# added without a new schema version: a referee that does not know it reads the rest as before.
+_NEXT_GAME_SCHEMA = """
+CREATE TABLE IF NOT EXISTS next_game (
+    id INTEGER PRIMARY KEY,
+    set_at TEXT NOT NULL,            -- wall-clock time, for people
+    during INTEGER,                  -- the game being played when the host set it
+    spec TEXT NOT NULL,              -- the next game's line, as JSON
+    base TEXT NOT NULL,              -- the config's game line it was set over, as JSON
+    sum INTEGER NOT NULL             -- CRC-32 of the row's values
+);
+"""
 
 
 MAX_VALUE_BYTES = 1 << 20  # the longest text SQLite hands over: a journal's value is far shorter
@@ -385,6 +397,32 @@ class Journal:
             self._db.execute("BEGIN IMMEDIATE")
             self._set_game(game, status=status, winner=winner, ended=_now())
             self._db.execute("COMMIT")
+
+    def set_next_game(self, spec: dict[str, Any], base: dict[str, Any], during: int | None = None) -> None:
+        """The host's game line for the next new game (rules, options, players), set over the
+        config's own (`base`) while game `during` was played; committed when this returns."""
+        row = (_now(), during, json.dumps(spec), json.dumps(base))
+        with self._write("cannot keep the next game's rules"):
+            self._db.execute(
+                "INSERT INTO next_game (set_at, during, spec, base, sum) VALUES (?, ?, ?, ?, ?)",
+                (*row, row_sum(*row)),
+            )
+
+    def next_game(self, base: dict[str, Any]) -> dict[str, Any] | None:
+        """The game line the host last set for the next new game, if it was set over this same
+        config game line (`base`): a config changed since then is the operator's newer word.
+        None when there is none (or an older journal, which has no such table)."""
+        if not _has_table(self._db, "next_game"):
+            return None
+        rows = self._read("SELECT set_at, during, spec, base, sum FROM next_game ORDER BY id DESC LIMIT 1")
+        if not rows:
+            return None
+        set_at, during, spec, given_base, total = rows[0]
+        if total != row_sum(set_at, during, spec, given_base):
+            raise self._damaged("the next game's rules (a row is not what was written)")
+        if self._json(given_base, "the next game's rules") != base:
+            return None
+        return self._json(spec, "the next game's rules")
 
     def told(self, game: int, seq: int, count: int) -> None:
         """The first `count` rulings of event `seq` have been announced (printed, shown): a
@@ -759,7 +797,7 @@ def _migrate(db: sqlite3.Connection, version: int) -> None:
                 "UPDATE events SET sum = ? WHERE game = ? AND seq = ?",
                 [(row_sum(*r), r[0], r[1]) for r in rows],
             )
-        for statement in _SCHEMA.split(";"):
+        for statement in (_SCHEMA + _NEXT_GAME_SCHEMA).split(";"):
             if statement.strip():
                 db.execute(statement)
         if version != SCHEMA_VERSION:

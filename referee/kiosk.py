@@ -6,8 +6,11 @@
     GET  /api/admin/token  the admin token, to the Pi's own screen (a loopback client) only
     GET  /api/question/{t}.jpg  the camera's picture of the card it asks about (laid at t)
     POST /api/admin/new-game, /api/admin/rules, /api/admin/names, /api/admin/undo,
-         /api/admin/name-card
+         /api/admin/name-card, /api/admin/house-rules
                            change the game: the admin token required, `TableCommands` does it
+    GET  /api/screen       this screen: the Pi's own or another, its sound's default, the phones' address
+    GET  /api/watch.svg    the phones' address as a QR code
+    GET  /api/house-rules  the next game's rules and options, and what each option takes
 
 `KioskHub` is where the table's thread hands the view to the server's event loop: the
 table side changes the view under a lock and bumps a version; the loop side is woken
@@ -45,6 +48,7 @@ from .cards import parse_card
 from .errors import UserError
 from .events import Unread
 from .kiosk_guard import KioskGuard
+from .kiosk_sound import KEEP_SOUNDS, SOUND_CHOICES, query_sound, ruling_sound, sound_default, sound_json
 from .kiosk_view import TableView
 from .player_names import check_names
 from .rulings import Ruling
@@ -77,6 +81,11 @@ class TableCommands(Protocol):
     def name_card(self, lay_t: int, card: str | None) -> str:
         """The card laid at `lay_t` (a card code; None: nothing was laid there): the answer to
         the camera's question, or a correction of a card it misread."""
+        ...
+
+    def set_house_rules(self, options: dict[str, Any]) -> str:
+        """The next new game's house rules (its preset's options, script form), replacing any
+        set before; the game being played keeps its own."""
         ...
 
 
@@ -165,6 +174,9 @@ class KioskHub(LiveHub):
     def __init__(self, view: TableView) -> None:
         super().__init__()
         self._table_view = view
+        self._next_game: dict[str, Any] | None = None  # the host's rules for the next game
+        self._sounds: list[dict[str, Any]] = []  # the last few tones made (kiosk_sound)
+        self._sound_seq = 0
 
     # The table's side --------------------------------------------------------------
 
@@ -175,6 +187,7 @@ class KioskHub(LiveHub):
             view.add(ruling)
             if state is not None:
                 view.update(state)
+            self._sound(ruling_sound(ruling, len(view.state.players)))
 
         self._change_view(change)
 
@@ -196,7 +209,35 @@ class KioskHub(LiveHub):
     def ask(self, questions: tuple[Unread, ...], crops: Any = ()) -> None:
         """The lays the camera asks about (the table loop's question sink); `crops`: the lay
         times whose picture `/api/question/{t}.jpg` serves."""
-        self._change_view(lambda view: view.ask(questions, crops))
+
+        def change(view: TableView) -> None:
+            if {q.t for q in questions} - {q.t for q in view.questions}:
+                self._sound(query_sound())  # a new question: the buzzer's query tone
+            view.ask(questions, crops)
+
+        self._change_view(change)
+
+    def next_game(self, spec: dict[str, Any] | None) -> None:
+        """The next new game's game line as the host set it (rules, options), or None: the
+        legend shows its house rules beside the current game's."""
+
+        def change() -> None:
+            self._next_game = spec
+
+        self._change(change)
+
+    def house_rules(self) -> dict[str, Any]:
+        """The next game's rules and options for the host's panel (`house_rules.next_values`)."""
+        from .house_rules import next_values
+
+        with self._lock:
+            return next_values(self._next_game, self._table_view.state)
+
+    def _sound(self, sound: Any) -> None:
+        """Under the lock: a ruling's tones, for the pages that play them."""
+        if sound is not None:
+            self._sound_seq += 1
+            self._sounds = [*self._sounds, sound_json(self._sound_seq, sound)][-KEEP_SOUNDS:]
 
     def reset(self, view: TableView, keep_marks: bool = False) -> None:
         """Show another view from now on: a new game, or the game re-judged after an undo
@@ -216,7 +257,12 @@ class KioskHub(LiveHub):
         self._change(on_view)
 
     def _view(self) -> dict[str, Any]:
-        return self._table_view.view()
+        from .house_rules import house_view
+
+        view = self._table_view.view()
+        view["house"] = house_view(self._table_view.state, self._next_game)
+        view["sounds"] = self._sounds
+        return view
 
 
 def live_page_routes(hub: Any, html: str, page_path: str, state_path: str) -> list[Route]:
@@ -242,11 +288,23 @@ def make_app(
     commands: TableCommands | None = None,
     crops: Callable[[int], Any] | None = None,
     names: Collection[str] = (),
+    watch: str | Callable[[], str | None] | None = None,
+    sound: str = "auto",
+    buzzer: bool = False,
 ) -> Starlette:
     """The kiosk's web app. `token` guards the admin endpoints; `commands` carries them out
     (None: a read-only kiosk, whose admin endpoints answer 503). `crops` gives the camera's
     picture (a BGR image) of the card laid at a time, None when it has none. `names`: host
-    names the page may be opened by besides the machine's own (`KioskGuard`)."""
+    names the page may be opened by besides the machine's own (`KioskGuard`). `watch`: the
+    address phones open (`kiosk_phones.watch_url`, or a function giving it once the server is
+    bound; None: phones cannot reach this server).
+    `sound`: the config's `[kiosk] sound`; `buzzer`: a buzzer is wired (`sound_default`)."""
+    if sound not in SOUND_CHOICES:
+        raise ValueError(f"sound must be one of {', '.join(SOUND_CHOICES)}, not {sound!r}")
+    qr: dict[str, bytes] = {}  # drawn at the first asking, once
+
+    def watching() -> str | None:
+        return watch() if callable(watch) else watch
 
     async def question_crop(request: Request) -> Response:
         try:
@@ -265,6 +323,27 @@ def make_app(
         if not is_loopback(request):
             return error_response(403, "the admin token is shown on the table's own screen only")
         return JSONResponse({"token": token}, headers=NO_STORE)
+
+    async def screen(request: Request) -> Response:
+        # Never the token: the Pi's own screen asks /api/admin/token for it.
+        local = is_loopback(request)
+        return JSONResponse(
+            {"local": local, "sound": sound_default(sound, local, buzzer), "watch": watching()},
+            headers=NO_STORE,
+        )
+
+    async def watch_qr(request: Request) -> Response:
+        url = watching()
+        if url is None:
+            return error_response(404, "phones cannot reach this kiosk: it listens on this machine only")
+        if url not in qr:
+            from .kiosk_phones import qr_svg
+
+            qr[url] = await run_in_threadpool(qr_svg, url)
+        return Response(qr[url], media_type="image/svg+xml", headers={"Cache-Control": "no-cache"})
+
+    async def house_rules(request: Request) -> Response:
+        return JSONResponse(hub.house_rules(), headers=NO_STORE)
 
     Command = Callable[[TableCommands, dict[str, Any]], str]
 
@@ -312,7 +391,11 @@ def make_app(
         Route("/api/admin/names", admin(lambda c, p: c.set_names(_names(p))), methods=["POST"]),
         Route("/api/admin/undo", admin(lambda c, p: c.undo_last()), methods=["POST"]),
         Route("/api/admin/name-card", admin(lambda c, p: c.name_card(*_naming(p))), methods=["POST"]),
+        Route("/api/admin/house-rules", admin(_set_house_rules), methods=["POST"]),
         Route("/api/question/{t}.jpg", question_crop),
+        Route("/api/screen", screen),
+        Route("/api/watch.svg", watch_qr),
+        Route("/api/house-rules", house_rules),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(KioskGuard, names=names)])
@@ -429,6 +512,17 @@ def _names(params: dict[str, Any]) -> list[str]:
     names = [n.strip() for n in names]
     check_names(names)
     return names
+
+
+def _set_house_rules(commands: TableCommands, params: dict[str, Any]) -> str:
+    """`{"options": {...}}`: the next game's house rules, checked by the table (one line)."""
+    options = params.get("options")
+    if not isinstance(options, dict) or set(params) - {"options", "token"}:
+        raise ValueError('give {"options": {NAME: VALUE, ...}}: the next game\'s house rules')
+    setter = getattr(commands, "set_house_rules", None)
+    if setter is None:
+        raise ValueError("this table takes no house rules")
+    return setter(options)
 
 
 def _naming(params: dict[str, Any]) -> tuple[int, str | None]:

@@ -2,8 +2,9 @@
 
 - `KioskGuard`, an ASGI middleware every kiosk app carries: a request whose `Host` is not
   a name or address this server is reached by is refused (400), so a page on another site
-  cannot reach the kiosk through DNS rebinding; every answer says the page may not be
-  framed (`X-Frame-Options`, a CSP that allows only the kiosk's own files).
+  cannot reach the kiosk through DNS rebinding; a request that changes something sent by
+  another site's page (its `Sec-Fetch-Site` or `Origin`) is refused (403); every answer
+  says the page may not be framed (`X-Frame-Options`, a CSP that allows only the kiosk's own files).
 - `ConnectionLimits` and `capped_protocol`: connections are counted per client address at
   accept time, and one client past its share (or everyone past the total) is closed at
   once, so idle connections cannot use up the process's files; a connection that sends
@@ -113,6 +114,10 @@ class KioskGuard:
                 "(another name: add it to [service] kiosk_names in the config)",
             )
             return
+        refusal = _cross_site(scope)
+        if refusal is not None:
+            await _refuse(send, refusal, 403)
+            return
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -124,7 +129,15 @@ class KioskGuard:
         await self.app(scope, receive, send_with_headers)
 
 
-async def _refuse(send: Send, message: str) -> None:
+def _cross_site(scope: Scope) -> str | None:
+    """Why a request is refused as another site's (`kiosk_phones.cross_site`), or None."""
+    from .kiosk_phones import cross_site
+
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", ())}
+    return cross_site(scope.get("method", "GET"), headers)
+
+
+async def _refuse(send: Send, message: str, status: int = 400) -> None:
     import json
 
     body = json.dumps({"error": message}).encode()
@@ -134,7 +147,7 @@ async def _refuse(send: Send, message: str) -> None:
         (b"cache-control", b"no-store"),
         *SECURITY_HEADERS,
     ]
-    await send({"type": "http.response.start", "status": 400, "headers": headers})
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 

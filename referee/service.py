@@ -274,6 +274,9 @@ def _run_service(
             if journal.damage is not None:
                 note(f"{journal.damage}: going on with a new game, as --new-game asks")
             stop.check()
+            upcoming = None if explicit else journal.next_game(spec.to_json())
+            if upcoming is not None:  # the host's house rules for the next game, kept over a restart
+                spec = _spec_of(upcoming, spec)
             printer = RulingPrinter(out)
             games = journal.games()
             if games and games[-1].status != OPEN:  # its end's rulings may not all have gone out
@@ -835,16 +838,47 @@ def _start_kiosk(
     view.ask(judging.open, crops)
     hub = KioskHub(view)
     token = load_or_create_token(config.data_dir / "admin-token")
-    commands = HostCommands(journal, recorder, hub, spec, source, crops=crops)
+    from .kiosk_phones import lan_address, watch_url
+
+    # The host's rules for the next game (journaled), unless the config changed since they were set.
+    base = GameSpec(config.players, config.rules, dict(config.options)).to_json()
+    upcoming = journal.next_game(base)
+    commands = HostCommands(journal, recorder, hub, spec, source, crops=crops, base=base)
+    if upcoming is not None:
+        commands.spec = _spec_of(upcoming, spec)
+        hub.next_game(upcoming)
+    listen, lan = host or config.kiosk_host, lan_address()
     server = KioskServer(
-        make_app(hub, token, commands, crops.get, config.kiosk_names),
+        make_app(
+            hub,
+            token,
+            commands,
+            crops.get,
+            config.kiosk_names,
+            watch=lambda: watch_url(listen, server.port, lan),
+            sound=config.kiosk_sound,
+            buzzer=config.pins == "gpio" and config.wiring.buzzer is not None,
+        ),
         hub,
-        host=host or config.kiosk_host,
+        host=listen,
         port=config.kiosk_port,
     )
     server.start()  # a busy port: one line, exit 2
     note(f"kiosk page: {server.url}")
+    watching = watch_url(listen, server.port, lan)
+    if watching is not None:
+        note(f"phones on this network: the kiosk page at {watching}")
     return Kiosk(hub, commands, server, crops)
+
+
+def _spec_of(line: dict[str, Any], default: GameSpec) -> GameSpec:
+    """A journaled game line (`Journal.next_game`) as the next game's spec."""
+    game = line.get("game", {})
+    return GameSpec(
+        tuple(game.get("players", default.players)),
+        game.get("rules", default.rules),
+        dict(game.get("options", {})),
+    )
 
 
 def _open_signals(config: Config, factory: Any) -> TableSignals:

@@ -195,9 +195,12 @@ def add_commands(sub: Any) -> None:
     )
     p.add_argument("--new-game", action="store_true", help="abandon the open game (if any) and start anew")
     p.add_argument(
+        "--listen",
         "--host",
+        dest="host",
         metavar="ADDRESS",
-        help="where the kiosk page listens (default: the config's kiosk_host, 127.0.0.1: this machine only)",
+        help="where the kiosk page listens: 0.0.0.0 lets phones on the network watch (default: the "
+        "config's [kiosk] listen, 127.0.0.1: this machine only)",
     )
     p.set_defaults(run=cmd_run, stoppable=True)
 

@@ -79,7 +79,7 @@ def test_the_defaults_need_only_the_players(tmp_path: Path, monkeypatch: pytest.
         ('[table]\nplayers = ["Ann", "Bob"]\nrules = "snap"\n', "table.rules: unknown rules 'snap'"),
         ('[table]\nplayers = ["Ann", "Bob"]\noptions = { scan = "all" }\n', "table.options:"),
         ('[table]\nplayers = ["Ann", "Bob"]\ncolour = 1\n', "table.colour: unknown key"),
-        ('[table]\nplayers = ["Ann", "Bob"]\n[kiosk]\n', "kiosk: unknown key"),
+        ('[table]\nplayers = ["Ann", "Bob"]\n[screen]\n', "screen: unknown key"),
         ('[table]\nplayers = ["Ann", "Bob"]\n[camera]\nfps = 0\n', "camera.fps: must be frames per second"),
         ('[table]\nplayers = ["Ann", "Bob"]\n[camera]\nseats = { up = 0 }\n', "camera.seats.up: not a side"),
         (

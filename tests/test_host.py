@@ -107,7 +107,8 @@ def test_a_new_game_closes_the_old_one_and_takes_the_rules_and_names_set_for_it(
     journal, loop, _, commands = _table(tmp_path)
     loop.put_lay(Lay(1_000_000, parse_card("7H")))
     loop.pump(1_000_000)
-    assert commands.set_names(["Dee", "Eve"]) == "players Dee, Eve from the next new game"
+    named = _command(loop, lambda: commands.set_names(["Dee", "Eve"]))  # journaled: in the table's thread
+    assert named == "players Dee, Eve from the next new game"
     with pytest.raises(ValueError, match="unknown rules 'snap'"):
         commands.set_rules("snap")
     with pytest.raises(ValueError, match="same name"):

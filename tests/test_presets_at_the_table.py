@@ -221,7 +221,7 @@ def test_the_hosts_rules_choice_offers_every_preset(tmp_path: Path):
     from .test_host import _command, _table
 
     journal, loop, _, commands = _table(tmp_path)
-    assert commands.set_rules("party") == "rules party from the next new game"
+    assert _command(loop, lambda: commands.set_rules("party")) == "rules party from the next new game"
     assert _command(loop, commands.new_game).endswith("(party)")
     assert loop.state.rules.name == "party"
     journal.close()

@@ -164,7 +164,7 @@ function drawLegend(v) {
     .filter((k) => v.game.terms[k])
     .map((k) => `<span class="chip other">${term(v, k)}</span>`)
     .join(" · ");
-  put($("legend"), `slaps: ${slaps}<br>${more}`);
+  put($("legend"), `slaps: ${slaps}<br>${more}${houseLegend(v)}`); // houseLegend: phones.js
 }
 
 function drawLog(v) {
@@ -308,6 +308,7 @@ function draw(v) {
   drawBar(v);
   drawWinner(v);
   drawAsk(v);
+  drawSound(v); // phones.js
   document.body.dataset.version = v.version;
   const t = wallMs();
   kiosk.shown.push([v.version, t]);
@@ -452,5 +453,6 @@ async function showLocalToken() {
 
 setUpAdmin();
 setUpPicker();
+setUpPhones(); // phones.js: sound, the phones' QR code, house rules
 listen(draw);
 showLocalToken();
