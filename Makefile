@@ -20,6 +20,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench_loop.py
 	$(BIN)/python benchmarks/bench_press_to_light.py
 	$(BIN)/python benchmarks/bench_vision.py
+	$(BIN)/python benchmarks/bench_watcher.py
 	$(BIN)/python benchmarks/bench_service.py
 	$(BIN)/python benchmarks/bench_kiosk.py
 	$(BIN)/python benchmarks/bench_table_camera.py
