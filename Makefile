@@ -4,22 +4,27 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test test-slow bench lint clean
 
 # `make demo ARGS="--rules classic --port 8090"`: any of `referee demo --help`'s options.
 demo: $(VENV)/.installed
 	$(BIN)/referee demo $(ARGS)
 
+# The fast set; `make test-slow` runs the tests marked slow (the long samples). CI runs both.
 test: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/pytest
+	$(BIN)/pytest -m "not slow"
+
+test-slow: $(VENV)/.installed
+	$(BIN)/pytest -m slow
 
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench_engine.py
 	$(BIN)/python benchmarks/bench_loop.py
 	$(BIN)/python benchmarks/bench_press_to_light.py
 	$(BIN)/python benchmarks/bench_vision.py
+	$(BIN)/python benchmarks/bench_watcher.py
 	$(BIN)/python benchmarks/bench_service.py
 	$(BIN)/python benchmarks/bench_kiosk.py
 	$(BIN)/python benchmarks/bench_table_camera.py

@@ -2,8 +2,8 @@
 
 `TableSignals` owns the gpiozero devices and sets one target at a time.
 `SignalPlayer` plays a `referee.announcer.Announcer` on them: live, from a
-daemon thread that sleeps until the next cue, or, in tests, synchronously on a
-`VirtualClock` with `run_until`.
+daemon thread that sleeps until the next cue (on a `VirtualClock`, until the
+clock gets there), or, in tests, synchronously on a `VirtualClock` with `run_until`.
 """
 
 from __future__ import annotations
@@ -207,8 +207,7 @@ class SignalPlayer:
                 changes = self.announcer.due(self.clock.now_us())
                 t = self.announcer.next_due()
             self._apply(changes)
-            timeout = None if t is None else max(0.0, (t - self.clock.now_us()) / 1e6)
-            self._wake.wait(timeout)
+            self.clock.wait(self._wake, t)  # on a VirtualClock: until the clock gets to t
 
     def _apply(self, changes: list[tuple[Target, Value]]) -> None:
         for target, value in changes:

@@ -90,7 +90,9 @@ class KioskServer:
         config.load()
         # Connections are counted as they are accepted (see kiosk_guard): over the limits they
         # are closed at once, before uvicorn spends anything on them.
-        config.http_protocol_class = capped_protocol(config.http_protocol_class, self.limits, FIRST_REQUEST_S)
+        config.http_protocol_class = capped_protocol(
+            config.http_protocol_class, self.limits, self.first_request_s
+        )
         ready = threading.Event()
         self._server = _Server(config, ready)
         self._failure = None

@@ -74,6 +74,9 @@ class GameClock:
     def sleep_until(self, t_us: int) -> None:
         self.clock.sleep_until(t_us - self.shift)
 
+    def wait(self, event: threading.Event, t_us: int | None) -> None:
+        self.clock.wait(event, None if t_us is None else t_us - self.shift)
+
 
 @dataclass
 class Recorder:

@@ -9,6 +9,7 @@ PWMOutputDevice starts PWM at 100 Hz, then the buzzer silences it.
 from __future__ import annotations
 
 import itertools
+import queue
 import threading
 from pathlib import Path
 
@@ -16,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hardware.clock import MonotonicClock, VirtualClock
+from hardware.clock import VirtualClock
 from hardware.pins import VirtualFactory
 from hardware.signals import SignalPlayer, TableSignals
 from referee.announcer import (
@@ -576,7 +577,7 @@ def test_a_bot_game_plays_to_its_finale():
         rig.close()
 
 
-# Live: a daemon thread on the real clock -----------------------------------------------
+# Live: the player's own daemon thread, on a virtual clock the test moves ------------------
 
 
 class Gate:
@@ -599,7 +600,7 @@ class Gate:
 
 
 def test_announce_never_waits_for_the_player():
-    clock = MonotonicClock()
+    clock = VirtualClock(0)
     factory = VirtualFactory(clock)
     signals = TableSignals(SEAT_PINS, STATUS_PINS, BUZZER_PIN, pin_factory=factory)
     gate = Gate(signals)
@@ -619,7 +620,8 @@ def test_announce_never_waits_for_the_player():
         assert not caller.is_alive()  # 1000 announcements went through while the player was stuck
 
         gate.release.set()
-        assert gate.melody_done.wait(30)  # and the player then played the finale to its end
+        clock.advance(10 * S)  # the finale's time passes: the player plays it to its end
+        assert gate.melody_done.wait(30)
         assert [v for t, v in gate.applied if t == "buzzer"] == [1047, 1319, 1568, 2093, None]
     finally:
         gate.release.set()
@@ -629,17 +631,18 @@ def test_announce_never_waits_for_the_player():
         factory.close()
 
 
-def test_the_live_player_wakes_for_cues_and_stops_on_close():
-    clock = MonotonicClock()
+def test_the_live_player_wakes_when_its_clock_reaches_each_cue_and_stops_on_close():
+    clock = VirtualClock(0)
     factory = VirtualFactory(clock)
     signals = TableSignals(SEAT_PINS, STATUS_PINS, BUZZER_PIN, pin_factory=factory)
+    seat0: queue.SimpleQueue[object] = queue.SimpleQueue()
     done = threading.Event()
-    applied = []
 
     class Watch:
         def apply(self, target, value):
             signals.apply(target, value)
-            applied.append((target, value))
+            if target == ("seat", 0):
+                seat0.put(value)
             if target == "status" and value == OFF:
                 done.set()
 
@@ -647,9 +650,14 @@ def test_the_live_player_wakes_for_cues_and_stops_on_close():
     player.start()
     try:
         player.announce(won(0))
-        assert done.wait(30)  # the flash's end, 480 ms later, came from a timed wake
-        seat0 = [v for t, v in applied if t == ("seat", 0)]
-        assert seat0 == [1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.25]
+        assert seat0.get(timeout=30) == 1.0  # at once
+        # Each step of the flash when the clock gets there, woken by the clock, not by a timeout:
+        # a step is awaited before the clock moves on, so each is stamped at its own time.
+        for k in range(1, 9):
+            clock.advance(60 * MS)
+            assert seat0.get(timeout=30) == (0.25 if k == 8 else 1.0 if k % 2 == 0 else 0.0)
+        assert done.wait(30)
+        assert factory.pin(SEAT_PINS[0]).history_us() == states(0.0, *flash(0, 0.25))
         thread = player._thread
         with pytest.raises(RuntimeError):
             player.run_until(0)

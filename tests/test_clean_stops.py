@@ -191,8 +191,18 @@ def _stop_at(point: str, signum: int, tmp_path: Path, k: int) -> None:
     assert told + new == exported
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-@pytest.mark.parametrize("point", POINTS)
+def _stops() -> list:
+    """Every point with both signals. The fast set (`make test`) takes every point once and each
+    signal at alternate points; the other five (marked slow) run in `make test-slow`."""
+    out = []
+    for i, point in enumerate(POINTS):
+        for j, (signum, name) in enumerate([(signal.SIGTERM, "SIGTERM"), (signal.SIGINT, "SIGINT")]):
+            marks = [pytest.mark.slow] if (i + j) % 2 else []
+            out.append(pytest.param(point, signum, marks=marks, id=f"{point}-{name}"))
+    return out
+
+
+@pytest.mark.parametrize(("point", "signum"), _stops())
 def test_a_stop_at_any_point_is_clean(tmp_path: Path, point: str, signum: int) -> None:
     k = random.Random(f"{point}{signum}").randrange(1, 60)  # seeded: the same point every run
     _stop_at(point, signum, tmp_path, k)

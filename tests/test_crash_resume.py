@@ -11,8 +11,9 @@ events (timers included) in a live rehearsal, whose lines keep their offset to t
 game's clock across the restart (the time between two lines is not lost to the crash).
 
 Three modes: a plain game at once, a game with questions at once, and a live rehearsal
-(the script's times shrunk so that a game takes about 3 s). `make test` kills a sample;
-`benchmarks/bench_crash.py` kills 100 seeded points of each mode.
+(the script's times shrunk so that a game takes about 3 s). `make test` kills one live
+rehearsal; `make test-slow` kills 48 more, at seeded points of the three modes (the tests marked
+slow); `benchmarks/bench_crash.py` kills 100 seeded points of each mode.
 """
 
 from __future__ import annotations
@@ -202,6 +203,7 @@ def _report(mode: Mode, outcomes: list[tuple[str, int]]) -> str:
     )
 
 
+@pytest.mark.slow  # 30 kills, about 30 s: `make test-slow`
 def test_a_game_killed_at_random_points_announces_every_ruling_once_and_resumes_to_the_same_rulings(
     tmp_path: Path,
 ) -> None:
@@ -212,6 +214,7 @@ def test_a_game_killed_at_random_points_announces_every_ruling_once_and_resumes_
     print(_report(mode, outcomes))
 
 
+@pytest.mark.slow
 def test_a_game_with_questions_killed_at_random_points_resumes_to_the_same_rulings(tmp_path: Path) -> None:
     mode = questions_mode(tmp_path)
     kills_ = 10
@@ -219,6 +222,7 @@ def test_a_game_with_questions_killed_at_random_points_resumes_to_the_same_rulin
     assert sum(1 for o, _ in outcomes if o == "resumed") >= kills_ * 0.7, outcomes
 
 
+@pytest.mark.slow
 def test_a_live_rehearsal_killed_at_random_points_keeps_its_spacing_and_announces_every_ruling_once(
     tmp_path: Path,
 ) -> None:
@@ -228,7 +232,10 @@ def test_a_live_rehearsal_killed_at_random_points_keeps_its_spacing_and_announce
     assert sum(1 for o, _ in outcomes if o == "resumed") >= kills_ * 0.5, outcomes
 
 
-@pytest.mark.parametrize("kill_after", [1, 5, 40])
+# One kill in the fast set (`make test`); the other two points in the slow set.
+@pytest.mark.parametrize(
+    "kill_after", [pytest.param(1, marks=pytest.mark.slow), 5, pytest.param(40, marks=pytest.mark.slow)]
+)
 def test_a_live_rehearsal_resumed_keeps_the_gap_after_its_last_journaled_line(
     tmp_path: Path, kill_after: int
 ) -> None:

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from hardware import gpio_double
 from hardware.board import Chip
 from hardware.buttons import Edge
-from hardware.clock import MonotonicClock, VirtualClock
+from hardware.clock import VirtualClock
 from hardware.gpio_buttons import (
     QUEUE_SLACK_US,
     RETRY_US,
@@ -313,7 +313,7 @@ def test_lines_that_fail_mid_game_are_said_once_a_held_button_let_go_and_asked_f
 
 
 def test_the_reader_thread_wakes_on_a_press_and_hands_it_on():
-    clock = MonotonicClock()
+    clock = VirtualClock(50_000_000)  # the thread wakes on the press itself, not on any time
     gpio = DoubleGpio()
     edges: queue.SimpleQueue[Edge] = queue.SimpleQueue()
     buttons = GpioButtons(PINS, edges.put, clock=clock, system=gpio)

@@ -55,6 +55,7 @@ def random_game(seed: int) -> list[str]:
     return [json.dumps(table.spec.to_json())] + [json.dumps(event_to_json(e)) for e in events]
 
 
+@pytest.mark.slow  # about 2 min: `make test-slow`
 @pytest.mark.parametrize("chunk", range(10))
 def test_1000_seeded_random_games_rule_the_same_through_the_live_loop(chunk):
     for seed in range(chunk * 100, chunk * 100 + 100):

@@ -344,7 +344,7 @@ def test_through_the_camera_the_winners_light_waits_for_the_buttons_not_the_came
     assert len(waits) >= 5 and all(60_000 <= w <= 61_000 for w in waits), waits
 
 
-@pytest.mark.parametrize("seed", [2, 5])
+@pytest.mark.parametrize("seed", [2, pytest.param(5, marks=pytest.mark.slow)])  # 5: `make test-slow`
 def test_with_gpio_buttons_read_from_the_kernel_s_queue_the_light_comes_within_a_frame_and_a_read(seed):
     """`referee run`'s GPIO path (the reader on the double of the kernel's chip, reporting its
     progress after each sweep that found the queue empty): a press is judged once the camera
@@ -380,7 +380,7 @@ def test_with_buttons_reporting_their_progress_the_light_comes_within_a_frame_an
     assert len(waits) >= 5 and all(w <= 51_000 for w in waits), waits
 
 
-@pytest.mark.parametrize("seed", [2, 5])
+@pytest.mark.parametrize("seed", [2, pytest.param(5, marks=pytest.mark.slow)])  # 5: `make test-slow`
 def test_without_the_camera_the_winners_light_waits_for_the_buttons_not_a_camera_it_has_not_got(seed):
     """`referee demo --no-camera`: the lays come 30 to 150 ms after they land, from a queue
     that says how far it has got, so a press waits for the buttons' declared 60 ms (or a card

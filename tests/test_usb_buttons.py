@@ -203,9 +203,9 @@ def test_an_unplugged_device_is_said_once_its_held_key_let_go_and_it_counts_agai
 def test_the_reader_thread_wakes_on_a_press_and_hands_it_on():
     import queue
 
-    from hardware.clock import MonotonicClock
+    from hardware.clock import VirtualClock
 
-    clock = MonotonicClock()
+    clock = VirtualClock(50_000_000)  # the thread wakes on the press itself, not on any time
     system, path = plugged(None)  # type: ignore[arg-type]
     edges: queue.SimpleQueue[Edge] = queue.SimpleQueue()
     usb = UsbButtons(

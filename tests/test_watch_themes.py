@@ -65,7 +65,10 @@ def score(got, truth) -> tuple[int, int, int, int]:
 
 
 @pytest.mark.skipif(not HAVE_THEMES, reason="apt install gnome-cards-data librsvg2-bin")
-@pytest.mark.parametrize("theme", THEMES)
+# anglo in the fast set (`make test`), the other two themes in the slow set.
+@pytest.mark.parametrize(
+    "theme", [t if t == "anglo" else pytest.param(t, marks=pytest.mark.slow) for t in THEMES]
+)
 def test_watch_sequences_on_debian_card_art(theme):
     faces = theme_cards(theme, 250)
     results = [score(*watch(faces, seed, TABLES[seed % 5])) for seed in range(3)]

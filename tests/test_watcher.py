@@ -2,7 +2,6 @@
 
 import itertools
 import json
-import time
 from types import SimpleNamespace
 
 import cv2
@@ -186,19 +185,6 @@ def test_to_json_is_a_table_script_line():
     }
     assert WatchLay(5, seven, 1.0, None).to_json() == '{"t": 5, "lay": "7H", "confidence": 1.0}'
     assert WatchCleared(7).to_json() == '{"t": 7, "cleared": true}'
-
-
-@pytest.mark.parametrize("size", [(640, 480), (1280, 720)])
-def test_per_frame_cost(game, size):
-    frames = game[0][:120]
-    images = [cv2.resize(img, size) for _, img in frames] if size != (640, 480) else [i for _, i in frames]
-    timed = [(t, img) for (t, _), img in zip(frames, images, strict=True)]
-    watcher = PileWatcher(lambda image, hint: (None, 0.0), SIDES, FPS)
-    start = time.perf_counter()
-    for k, (t, image) in enumerate(timed):
-        watcher.feed(Frame(image, t, k))
-    per_frame = (time.perf_counter() - start) / len(timed) * 1e3
-    print(f"\nwatcher at {size[0]}x{size[1]}: {per_frame:.3f} ms per frame ({len(timed)} frames)")
 
 
 class DoubtfulFirst(TruthRecogniser):
