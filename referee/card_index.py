@@ -375,8 +375,9 @@ def _beside_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, int
     """`_index_parts` of an index laid across the card's top (a modern deck's: the rank at the top
     left, its pip level with it at the top right), or None.
 
-    The pip is the nearest blob right of the rank, level with it, of about its height, whole in
-    the band and at its far end, with paper between: a picture's piece seldom is all of these."""
+    The pip is the furthest blob right of the rank, level with it, of about its height, whole
+    in the band, and it must end in the band's last fifth: a picture's piece seldom is all of
+    these."""
     h, w = warped.shape[:2]
     x0, x1, y0, y1 = _BAND
     band = warped[round(y0 * h) : round(y1 * h), round(x0 * w) : round(x1 * w)]
@@ -402,23 +403,12 @@ def _beside_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, int
             continue
         if y == 0 or x + bw >= bw_ or y + bh >= bh_:
             continue  # cut by the band's edge: not a whole pip
-        if pip is None or x < stats[pip][cv2.CC_STAT_LEFT]:
-            pip = k
+        if pip is None or x + bw > stats[pip][cv2.CC_STAT_LEFT] + stats[pip][cv2.CC_STAT_WIDTH]:
+            pip = k  # the furthest: a court's picture may hold a pip between
     if pip is None:
         return None
-    px, _, pw, _, _ = stats[pip]
-    # At the card's far side, each with bare paper beside it: not pieces of a picture inside a
-    # court card's frame (an outline found on the frame holds a picture's top where the band is).
-    # Thin lines are no picture: a court's frame may run close to the index.
-    k = max(3, round(0.25 * rh))  # thicker than a frame's line, thinner than a pip
-    solid = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
-    gap = max(2, round(0.4 * rh))
-    for x0, x1 in ((right + 1, right + 1 + gap), (px - gap, px - 1)):
-        margin = solid[top:bottom, max(0, x0) : max(0, x1)]
-        if cv2.countNonZero(margin) > 0.03 * max(1, margin.size):
-            return None
-    if px + pw < 0.8 * bw_:
-        return None
+    if stats[pip][cv2.CC_STAT_LEFT] + stats[pip][cv2.CC_STAT_WIDTH] < 0.8 * bw_:
+        return None  # not at the card's far side: a piece of a picture (inside a court's frame)
     glyphs = _painted(labels, n, [*rank_blobs, pip])
     return _painted(labels, n, rank_blobs), _painted(labels, n, [pip]), _redness(band, glyphs) > 0.15, 2
 

@@ -233,7 +233,7 @@ def _corner(card: Card, style: CardStyle, width: int, height: int) -> np.ndarray
     _put_text(img, rank, at, h, (0.3 if across else 0.15) * width, style.font, t, ink)
     pip = 0.07 * height
     if across:  # a bigger pip, as such decks print it
-        draw_pip(img, card.suit, (width - cx, top + h / 2), 1.2 * pip, ink)
+        draw_pip(img, card.suit, (width - 0.9 * cx, top + h / 2), 1.1 * pip, ink)  # clear of a frame
     else:
         draw_pip(img, card.suit, (cx, top + h + 0.025 * height + pip / 2), pip, ink)
     return img
