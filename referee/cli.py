@@ -7,6 +7,7 @@ import os
 import stat
 import sys
 from collections.abc import Sequence
+from itertools import islice
 from typing import TextIO
 
 from . import __version__
@@ -53,17 +54,20 @@ def cmd_adjudicate(args: argparse.Namespace, out: TextIO) -> int:
     pending: list[Ruling] = []
     try:
         try:
-            for ruling in rulings:
-                # On a pipe or terminal a ruling must show as soon as it is final; a
-                # regular file is read at full speed and written in large blocks.
-                if live:
+            if live:
+                # On a pipe or terminal a ruling must show as soon as it is final.
+                for ruling in rulings:
                     write(ruling_line(ruling) + "\n")
                     out.flush()
-                else:
-                    pending.append(ruling)
-                    if len(pending) == BLOCK:
-                        write(ruling_lines(pending))
-                        pending.clear()
+            else:
+                # A regular file is read at full speed and written in large blocks. `extend`
+                # keeps what it took before a bad line stops the rulings.
+                while True:
+                    pending.extend(islice(rulings, BLOCK))
+                    if not pending:
+                        break
+                    write(ruling_lines(pending))
+                    pending.clear()
         finally:
             write(ruling_lines(pending))  # what was ruled before a bad line stands
     except ScriptError as e:

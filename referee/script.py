@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .cards import CardError, parse_card
-from .engine import IllegalEvent, SetupError, step
+from .engine import IllegalEvent, SetupError
 from .errors import show_json
 from .events import Event, Lay, Named, Snap, Unread, Wait
 from .options import OptionError
@@ -344,37 +344,43 @@ def adjudicate(lines: Iterable[bytes | str], source: str = "-") -> Iterator[Ruli
     yielded before it stands.
     """
     items = read_script(lines, source)
-    state: State = next(items)[1]  # type: ignore[assignment]
+    start: State = next(items)[1]  # type: ignore[assignment]
     # While no question is open, `questions.take` comes down to one engine step and one cell
-    # of history; it is done here as that, and a Judging is only made for a question or a
-    # card line, and taken apart again once nothing waits (the reader's hot path).
-    start: State | None = None
+    # of history. That is done here on a table of our own, judged in place (`apply`, which
+    # `step` calls on a fresh copy for every event): nothing else sees it, and a bad line
+    # ends the run. A Judging is only made for a question or a card line, and taken apart
+    # again, onto a copy of its table, once nothing waits. This is the reader's hot path.
+    table = start.copy()
+    apply = start.rules.apply
     past: Past | None = None
     judging: Judging | None = None
     lays: dict[int, int] = {}  # a lay's time -> its line: an unread lay's, or one asked later
     lineno = 0
+    said: list[Ruling] = []  # one list for every event's rulings, emptied after they are yielded
     for lineno, event in items:
         kind = type(event)
         if kind is Lay or kind is Unread:
             lays.setdefault(event.t, lineno)
         try:
             if judging is None and kind is not Unread and kind is not Named:
-                after, rulings = step(state, event)  # type: ignore[arg-type]
+                said.clear()
+                rulings = said
+                apply(table, event, rulings)  # type: ignore[arg-type]
                 past = (event, len(rulings), past)  # type: ignore[assignment]
-                if start is None:
-                    start = state
-                state = after
             else:
                 if judging is None:
-                    judging = Judging(state, (), start, past)
+                    judging = Judging(table, (), start, past)  # the table is the Judging's now
                 judging, rulings = take(judging, event)  # type: ignore[arg-type]
                 if not judging.waiting:
-                    state, start, past, judging = judging.state, judging.start, judging.past, None
+                    table, past = judging.state.copy(), judging.past
+                    start = judging.start if judging.start is not None else judging.state
+                    judging = None
         except (IllegalEvent, NothingToName) as e:
             raise ScriptError(f"{source}:{lineno}: {e}") from None
-        yield from rulings
+        if rulings:
+            yield from rulings
     if judging is None:
-        judging = Judging(state, (), start, past)
+        judging = Judging(table, (), start, past)
     try:
         yield from end(judging)[1]
     except ValueError:

@@ -19,7 +19,7 @@ from typing import Annotated, Any, Final, Literal
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType, field
 
-from .cards import CardError, parse_card
+from .cards import CardError, deck, parse_card
 from .events import Event, Lay, Named, Snap, Unread, Wait
 from .rulings import (
     Burned,
@@ -43,7 +43,7 @@ Micros = Annotated[int, Meta(ge=0)]  # a time: whole microseconds, any size (JSO
 # Event lines in ---------------------------------------------------------------------------
 
 
-class EventLine(Struct, forbid_unknown_fields=True):
+class EventLine(Struct, forbid_unknown_fields=True, gc=False):
     """Any event line: which of `lay`, `snap`, `wait`, `cleared` and `card` it holds is its
     kind (exactly one, checked after decoding: the kinds are told apart by their keys, not
     by a tag msgspec could dispatch on). Unset: the key is absent."""
@@ -60,7 +60,7 @@ class EventLine(Struct, forbid_unknown_fields=True):
     guess: str | UnsetType | None = UNSET  # a "?" lay line's, null or not
 
 
-class RulingLine(Struct):
+class RulingLine(Struct, gc=False):
     """A ruling line in a script is skipped: it needs a time and a ruling's name, and may
     carry anything else but a game."""
 
@@ -78,41 +78,37 @@ RULING: Final = "ruling"  # what `fast_item` returns for a ruling line (to skip)
 # bad UTF-8 in a string. msgspec has its own depth limit, so never a RecursionError.
 _DECODE_ERRORS = (msgspec.DecodeError, ValueError)
 _new = tuple.__new__  # an event (a NamedTuple) without its Python-level __new__
+_CARDS: Final = {card.code: card for card in deck(54)}  # canonical codes: parse_card's own cards
 
 
 def fast_item(raw: bytes | str, seats: int) -> Event | Unread | Named | str | None:
     """What an event line says, `RULING` for a ruling line, or None when not sure."""
     try:
-        if type(raw) is str:
-            raw = raw.encode()
-        # Every key is a field and every value is decoded (its strings as strict UTF-8),
-        # so a line decoded here is UTF-8 throughout.
+        # Every key is a field and every value is decoded (its strings as strict UTF-8; a
+        # str with a lone surrogate cannot be encoded), so a line decoded here is UTF-8.
         line = _decode_event(raw)
     except msgspec.ValidationError:
-        return _ruling(raw)  # type: ignore[arg-type]  # perhaps: "event" is no event line's key
+        return _ruling(raw)  # perhaps: "event" is no event line's key
     except _DECODE_ERRORS:
         return None
-    t = line.t
-    if t is UNSET:
-        return None
-    lay, snap, wait, card, cleared = line.lay, line.snap, line.wait, line.card, line.cleared
+    t, lay = line.t, line.lay
     try:
         if lay is not UNSET:
-            if not (snap is wait is card is cleared is line.lay_t is UNSET):
+            if t is UNSET or not (line.snap is line.wait is line.card is line.cleared is line.lay_t is UNSET):
                 return None
-            seat = line.seat
+            seat, guess = line.seat, line.guess
             if seat is UNSET:
                 seat = None
             elif seat is not None and not 0 <= seat < seats:
                 return None
-            guess = line.guess
-            if lay == UNREAD:
-                return _new(Unread, (t, seat, None if guess is None or guess is UNSET else parse_card(guess)))
-            if guess is not UNSET:
+            if guess is UNSET and lay != UNREAD:
+                return _new(Lay, (t, _CARDS.get(lay) or parse_card(lay), seat))
+            if lay != UNREAD:
                 return None
-            return _new(Lay, (t, parse_card(lay), seat))
-        if not (line.seat is line.confidence is line.guess is UNSET):
-            return None  # a lay line's keys on another kind of line
+            return _new(Unread, (t, seat, None if guess is None or guess is UNSET else parse_card(guess)))
+        if t is UNSET or not (line.seat is line.confidence is line.guess is UNSET):
+            return None  # no time, or a lay line's keys on another kind of line
+        snap, wait, card, cleared = line.snap, line.wait, line.card, line.cleared
         if snap is not UNSET:
             if wait is card is cleared is line.lay_t is UNSET and 0 <= snap < seats:
                 return _new(Snap, (t, snap))
@@ -129,9 +125,9 @@ def fast_item(raw: bytes | str, seats: int) -> Event | Unread | Named | str | No
         return None
 
 
-def _ruling(raw: bytes) -> str | None:
+def _ruling(raw: bytes | str) -> str | None:
     try:
-        if not raw.isascii():
+        if type(raw) is bytes and not raw.isascii():
             raw.decode()  # msgspec skips the keys and values a record does not name, unchecked
         return RULING if _decode_ruling(raw).game is UNSET else None
     except _DECODE_ERRORS:
@@ -141,7 +137,7 @@ def _ruling(raw: bytes) -> str | None:
 # Ruling lines out: one record per ruling, its keys in the contract's order ------------------
 
 
-class LaidOut(Struct, omit_defaults=True):
+class LaidOut(Struct, omit_defaults=True, gc=False):
     t: int
     event: str
     seat: int
@@ -152,7 +148,7 @@ class LaidOut(Struct, omit_defaults=True):
     out_of_turn: bool = False
 
 
-class StackWonOut(Struct, omit_defaults=True):
+class StackWonOut(Struct, omit_defaults=True, gc=False):
     t: int
     event: str
     seat: int
@@ -164,14 +160,14 @@ class StackWonOut(Struct, omit_defaults=True):
     penalty_pile: int = 0
 
 
-class PenaltyOut(Struct):
+class PenaltyOut(Struct, gc=False):
     t: int
     event: str
     seat: int
     reason: str
 
 
-class SnapIgnoredOut(Struct, omit_defaults=True):
+class SnapIgnoredOut(Struct, omit_defaults=True, gc=False):
     t: int
     event: str
     seat: int
@@ -179,7 +175,7 @@ class SnapIgnoredOut(Struct, omit_defaults=True):
     late_us: int | None = None
 
 
-class BurnedOut(Struct):
+class BurnedOut(Struct, gc=False):
     t: int
     event: str
     seat: int
@@ -187,7 +183,7 @@ class BurnedOut(Struct):
     to: str
 
 
-class SeatOutOut(Struct):
+class SeatOutOut(Struct, gc=False):
     t: int
     event: str
     seat: int
@@ -195,27 +191,27 @@ class SeatOutOut(Struct):
     cards: int
 
 
-class TakeBackOut(Struct):
+class TakeBackOut(Struct, gc=False):
     t: int
     event: str
     seat: int
     card: str
 
 
-class PenaltiesLiftedOut(Struct):
+class PenaltiesLiftedOut(Struct, gc=False):
     t: int
     event: str
     reason: str
 
 
-class GameWonOut(Struct, omit_defaults=True):
+class GameWonOut(Struct, omit_defaults=True, gc=False):
     t: int
     event: str
     seat: int
     reason: str | None = None
 
 
-class CorrectedOut(Struct):
+class CorrectedOut(Struct, gc=False):
     t: int
     event: str
     lay_t: int = field(name="for")
