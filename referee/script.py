@@ -345,14 +345,17 @@ def adjudicate(lines: Iterable[bytes | str], source: str = "-") -> Iterator[Ruli
     """
     items = read_script(lines, source)
     start: State = next(items)[1]  # type: ignore[assignment]
-    # While no question is open, `questions.take` comes down to one engine step and one cell
-    # of history. That is done here on a table of our own, judged in place (`apply`, which
-    # `step` calls on a fresh copy for every event): nothing else sees it, and a bad line
-    # ends the run. A Judging is only made for a question or a card line, and taken apart
-    # again, onto a copy of its table, once nothing waits. This is the reader's hot path.
+    # While no question is open, `questions.take` comes down to one engine step and one more
+    # item of history. That is done here on a table of our own, judged in place (`apply`,
+    # which `step` calls on a fresh copy for every event): nothing else sees it, and a bad
+    # line ends the run. The history is kept in two lists and made into the Judging's cons
+    # cells only when one is needed, for a question or a card line; the Judging is taken
+    # apart again, onto a copy of its table, once nothing waits. This is the hot path.
     table = start.copy()
     apply = start.rules.apply
-    past: Past | None = None
+    past: Past | None = None  # the history up to the last Judging...
+    taken: list[Event] = []  # ...and the events taken since, with how many rulings each made
+    made: list[int] = []
     judging: Judging | None = None
     lays: dict[int, int] = {}  # a lay's time -> its line: an unread lay's, or one asked later
     lineno = 0
@@ -366,9 +369,14 @@ def adjudicate(lines: Iterable[bytes | str], source: str = "-") -> Iterator[Ruli
                 said.clear()
                 rulings = said
                 apply(table, event, rulings)  # type: ignore[arg-type]
-                past = (event, len(rulings), past)  # type: ignore[assignment]
+                taken.append(event)  # type: ignore[arg-type]
+                made.append(len(rulings))
             else:
                 if judging is None:
+                    for item, count in zip(taken, made, strict=True):
+                        past = (item, count, past)
+                    taken.clear()
+                    made.clear()
                     judging = Judging(table, (), start, past)  # the table is the Judging's now
                 judging, rulings = take(judging, event)  # type: ignore[arg-type]
                 if not judging.waiting:
@@ -380,7 +388,7 @@ def adjudicate(lines: Iterable[bytes | str], source: str = "-") -> Iterator[Ruli
         if rulings:
             yield from rulings
     if judging is None:
-        judging = Judging(table, (), start, past)
+        judging = Judging(table)  # no question open: the end needs no history
     try:
         yield from end(judging)[1]
     except ValueError:
