@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType, field
@@ -51,10 +51,10 @@ class EventLine(Struct, forbid_unknown_fields=True, gc=False):
     t: Micros | UnsetType = UNSET
     lay: str | UnsetType = UNSET
     snap: int | UnsetType = UNSET
-    wait: Literal[True] | UnsetType = UNSET
+    wait: bool | UnsetType = UNSET  # true only: checked below (msgspec < 0.20 has no Literal[True])
     card: str | UnsetType | None = UNSET
     lay_t: Micros | UnsetType = field(default=UNSET, name="for")  # a card line's
-    cleared: Literal[True] | UnsetType = UNSET
+    cleared: bool | UnsetType = UNSET  # true only, as `wait`
     seat: int | UnsetType | None = UNSET  # a lay line's; null: not known, as if absent
     confidence: Annotated[float, Meta(ge=0, le=1)] | UnsetType = UNSET  # a lay line's, ignored
     guess: str | UnsetType | None = UNSET  # a "?" lay line's, null or not
@@ -118,7 +118,9 @@ def fast_item(raw: bytes | str, seats: int) -> Event | Unread | Named | str | No
             if wait is cleared is UNSET and lay_t is not UNSET and lay_t <= t:
                 return _new(Named, (t, lay_t, None if card is None else parse_card(card)))
             return None
-        if (wait is UNSET) is not (cleared is UNSET) and line.lay_t is UNSET:
+        if line.lay_t is UNSET and (
+            (wait is True and cleared is UNSET) or (cleared is True and wait is UNSET)
+        ):
             return _new(Wait, (t,))  # a wait, or the camera seeing the stack cleared: time reached t
         return None
     except CardError:
