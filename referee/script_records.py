@@ -264,9 +264,12 @@ def ruling_line(ruling: Ruling) -> str:
     """A ruling's JSON line (no newline), byte for byte `json.dumps(ruling.to_json())`:
     msgspec writes it compact and `format(indent=0)` spaces it as json.dumps does."""
     try:
-        return _format(_encode(_record(ruling)), indent=0).decode()
-    except OverflowError:  # an integer past 64 bits (a script may say any time): as before
-        return json.dumps(ruling.to_json())
+        line = _format(_encode(_record(ruling)), indent=0)
+    except OverflowError:  # an integer past 64 bits (a script may say any time)
+        line = b""
+    if line and line.isascii():  # json.dumps writes \u escapes for the rest: not ours to mimic
+        return line.decode()
+    return json.dumps(ruling.to_json())
 
 
 def ruling_lines(rulings: Sequence[Ruling]) -> str:
@@ -274,13 +277,13 @@ def ruling_lines(rulings: Sequence[Ruling]) -> str:
     together: one encode and one format of them all as a JSON array, whose items are cut
     apart again where format wrote `}, {` between them. A ruling holds no object and no
     string with braces, so there is no other; were there one, the count of cuts would say
-    so, and each ruling is written on its own."""
+    so, and each ruling is written on its own (as it is when one is not all ASCII)."""
     if not rulings:
         return ""
     try:
         array = _format(_encode([_record(r) for r in rulings]), indent=0)
     except OverflowError:
         array = b""
-    if array.count(b"}, {") != len(rulings) - 1:
+    if array.count(b"}, {") != len(rulings) - 1 or not array.isascii():
         return "".join([ruling_line(r) + "\n" for r in rulings])
     return array[1:-1].replace(b"}, {", b"}\n{").decode() + "\n"

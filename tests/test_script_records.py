@@ -266,7 +266,9 @@ def test_any_line_reads_or_fails_exactly_as_the_old_reader(lines, as_text):
 CARDS = deck(54)
 ints = st.one_of(st.integers(0, 10**7), st.integers(), st.sampled_from([2**63, 2**64, 10**30]))
 maybe = st.one_of(st.none(), ints)
-words = st.sampled_from(["snap", "wrong_snap", "late", "stack", "penalty_pile", "sandwich", "}, {"])
+words = st.sampled_from(
+    ["snap", "wrong_snap", "late", "stack", "penalty_pile", "sandwich", "}, {", "d\u00e9j\u00e0"]
+)
 cards = st.sampled_from(CARDS)
 any_ruling = st.one_of(
     st.builds(Laid, ints, ints, cards, ints, maybe, maybe, st.booleans(), st.booleans()),
