@@ -21,6 +21,7 @@ test-slow: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/bench_engine.py
+	$(BIN)/python benchmarks/bench_adjudicate.py
 	$(BIN)/python benchmarks/bench_loop.py
 	$(BIN)/python benchmarks/bench_press_to_light.py
 	$(BIN)/python benchmarks/bench_vision.py

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import stat
 import sys
 from collections.abc import Sequence
+from itertools import islice
 from typing import TextIO
 
 from . import __version__
 from .errors import UserError
 from .presets import PRESETS
+from .rulings import Ruling
 from .script import CappedLines, ScriptError, adjudicate
+from .script_records import ruling_line, ruling_lines
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT = 0, 1, 2
 
@@ -37,9 +39,11 @@ def _open_input(path: str) -> tuple[CappedLines, str, bool]:
     return CappedLines(stream, name), name, live
 
 
+BLOCK = 512  # rulings written at once when the script is a regular file
+
+
 def cmd_adjudicate(args: argparse.Namespace, out: TextIO) -> int:
     stream, name, live = _open_input(args.file)
-    dumps = json.dumps
     write = out.write
     if args.pipeline:
         from .pipeline import adjudicate_pipeline
@@ -47,13 +51,25 @@ def cmd_adjudicate(args: argparse.Namespace, out: TextIO) -> int:
         rulings = adjudicate_pipeline(stream, name, seed=args.seed)
     else:
         rulings = adjudicate(stream, name)
+    pending: list[Ruling] = []
     try:
-        for ruling in rulings:
-            write(dumps(ruling.to_json()) + "\n")
-            # On a pipe or terminal a ruling must show as soon as it is final; a
-            # regular file is read at full speed and written in large blocks.
+        try:
             if live:
-                out.flush()
+                # On a pipe or terminal a ruling must show as soon as it is final.
+                for ruling in rulings:
+                    write(ruling_line(ruling) + "\n")
+                    out.flush()
+            else:
+                # A regular file is read at full speed and written in large blocks. `extend`
+                # keeps what it took before a bad line stops the rulings.
+                while True:
+                    pending.extend(islice(rulings, BLOCK))
+                    if not pending:
+                        break
+                    write(ruling_lines(pending))
+                    pending.clear()
+        finally:
+            write(ruling_lines(pending))  # what was ruled before a bad line stands
     except ScriptError as e:
         out.flush()
         raise UserError(str(e)) from None

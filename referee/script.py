@@ -18,8 +18,9 @@ from .events import Event, Lay, Named, Snap, Unread, Wait
 from .options import OptionError
 from .player_names import check_names
 from .presets import UnknownPreset, rules_for
-from .questions import NEVER_NAMED, Judging, NothingToName, end, take
+from .questions import NEVER_NAMED, Judging, NothingToName, Past, end, take
 from .rulings import Ruling
+from .script_records import RULING, UNREAD, fast_item
 from .table import State
 
 GAME_KEYS = frozenset({"players", "rules", "options", "deck", "hand_sizes"})
@@ -100,9 +101,6 @@ class GameSpec:
         if self.hand_sizes is not None:
             game["hand_sizes"] = list(self.hand_sizes)
         return {"game": game}
-
-
-UNREAD = "?"  # the card of a lay the camera could not read for sure
 
 
 def event_to_json(event: Event | Unread | Named) -> dict[str, Any]:
@@ -268,12 +266,29 @@ def read_script(
     `game`: the game to play when the script has no game line (`referee run --lays-from`),
     yielded with line number 0. Ruling lines (with an "event" key, as `referee export` and
     `demo --json` write them after each event) are skipped: the rulings are recomputed.
+
+    Each line after the game's is first read by msgspec into a typed record
+    (`script_records.fast_item`); a line it is not sure of (any mistake, and the rare good
+    line it leaves to us, such as one with a NaN) is read again here with the precise checks
+    that word the error.
     """
     state: State | None = None
+    seats = 0
     lineno = 0
     last_t = 0
-    loads = json.loads
+    fast = fast_item
     for lineno, raw in enumerate(lines, 1):
+        if state is not None:
+            item = fast(raw, seats)
+            if item is not None:
+                if item is RULING:
+                    continue
+                t = item.t  # type: ignore[union-attr]
+                if t < last_t:
+                    raise ScriptError(f"{source}:{lineno}: time goes backwards: t={t} after t={last_t}")
+                last_t = t
+                yield lineno, item  # type: ignore[misc]
+                continue
         try:
             text = raw.decode("utf-8-sig" if lineno == 1 else "utf-8") if isinstance(raw, bytes) else raw
             if lineno == 1:
@@ -283,24 +298,21 @@ def read_script(
         if not text.strip():
             continue
         try:
-            try:
-                obj = loads(text)
-            except ValueError as e:
-                raise _LineError(f"not JSON: {e}") from None
-            except RecursionError:  # arrays or objects nested thousands deep
-                raise _LineError("not JSON: nested too deeply") from None
+            obj = _loads(text)
             if state is None and (game is None or (isinstance(obj, dict) and "game" in obj)):
                 state = parse_game(obj).new_game()
+                seats = state.seats
                 yield lineno, state
                 continue
             if state is None:
                 assert game is not None
                 state = game.new_game()
+                seats = state.seats
                 yield 0, state
             if isinstance(obj, dict) and "event" in obj and "game" not in obj:
                 _check_ruling(obj)
                 continue
-            event = parse_event(obj, state.seats)
+            event = parse_event(obj, seats)
             if event.t < last_t:
                 raise _LineError(f"time goes backwards: t={event.t} after t={last_t}")
             last_t = event.t
@@ -315,6 +327,16 @@ def read_script(
         )
 
 
+def _loads(text: str) -> Any:
+    """A line's JSON, or the _LineError that says why it is not JSON."""
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        raise _LineError(f"not JSON: {e}") from None
+    except RecursionError:  # arrays or objects nested thousands deep
+        raise _LineError("not JSON: nested too deeply") from None
+
+
 def adjudicate(lines: Iterable[bytes | str], source: str = "-") -> Iterator[Ruling]:
     """Rulings for a table script, each yielded as soon as it is final.
 
@@ -322,17 +344,51 @@ def adjudicate(lines: Iterable[bytes | str], source: str = "-") -> Iterator[Ruli
     yielded before it stands.
     """
     items = read_script(lines, source)
-    judging = Judging(next(items)[1])  # type: ignore[arg-type]
+    start: State = next(items)[1]  # type: ignore[assignment]
+    # While no question is open, `questions.take` comes down to one engine step and one more
+    # item of history. That is done here on a table of our own, judged in place (`apply`,
+    # which `step` calls on a fresh copy for every event): nothing else sees it, and a bad
+    # line ends the run. The history is kept in two lists and made into the Judging's cons
+    # cells only when one is needed, for a question or a card line; the Judging is taken
+    # apart again, onto a copy of its table, once nothing waits. This is the hot path.
+    table = start.copy()
+    apply = start.rules.apply
+    past: Past | None = None  # the history up to the last Judging...
+    taken: list[Event] = []  # ...and the events taken since, with how many rulings each made
+    made: list[int] = []
+    judging: Judging | None = None
     lays: dict[int, int] = {}  # a lay's time -> its line: an unread lay's, or one asked later
     lineno = 0
+    said: list[Ruling] = []  # one list for every event's rulings, emptied after they are yielded
     for lineno, event in items:
-        if type(event) in (Unread, Lay):
+        kind = type(event)
+        if kind is Lay or kind is Unread:
             lays.setdefault(event.t, lineno)
         try:
-            judging, rulings = take(judging, event)  # type: ignore[arg-type]
+            if judging is None and kind is not Unread and kind is not Named:
+                said.clear()
+                rulings = said
+                apply(table, event, rulings)  # type: ignore[arg-type]
+                taken.append(event)  # type: ignore[arg-type]
+                made.append(len(rulings))
+            else:
+                if judging is None:
+                    for item, count in zip(taken, made, strict=True):
+                        past = (item, count, past)
+                    taken.clear()
+                    made.clear()
+                    judging = Judging(table, (), start, past)  # the table is the Judging's now
+                judging, rulings = take(judging, event)  # type: ignore[arg-type]
+                if not judging.waiting:
+                    table, past = judging.state.copy(), judging.past
+                    start = judging.start if judging.start is not None else judging.state
+                    judging = None
         except (IllegalEvent, NothingToName) as e:
             raise ScriptError(f"{source}:{lineno}: {e}") from None
-        yield from rulings
+        if rulings:
+            yield from rulings
+    if judging is None:
+        judging = Judging(table)  # no question open: the end needs no history
     try:
         yield from end(judging)[1]
     except ValueError:
