@@ -35,7 +35,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, time, timedelta, tzinfo
 from statistics import median
 from typing import Any
 
@@ -48,6 +48,7 @@ from .rulings import GameWon, Penalty, Ruling, SnapIgnored, StackWon
 from .table import State
 
 SNAP_WINS = ("snap", "claim")
+CUTOVER = time(6, 0)  # a night runs from 06:00 to 06:00 the next day, local time
 COUNT_OUT_WINS = ("counting_out", "challenge")
 
 
@@ -366,6 +367,29 @@ def night(games: Sequence[GameScores]) -> Night:
         if best_stacks is not None
         else None,
     )
+
+
+def night_start(now: datetime, tz: tzinfo | None = None, cutover: time = CUTOVER) -> datetime:
+    """When the night `now` belongs to began: the last 06:00 (local time: `tz`, or this
+    machine's) at or before it. A game at 01:30 belongs to the evening before."""
+    local = now.astimezone(tz)
+    day = local.date() if local.time() >= cutover else local.date() - timedelta(days=1)
+    start = datetime.combine(day, cutover)
+    return start.replace(tzinfo=tz) if tz is not None else start.astimezone()
+
+
+def parse_since(text: str, tz: tzinfo | None = None) -> datetime:
+    """`--since`: a date (from its midnight) or a date and time, local time (`tz`, or this
+    machine's) unless it gives its own offset. ValueError for anything else."""
+    try:
+        when = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError(
+            f"--since: {text!r} is not a date or a time (YYYY-MM-DD or 'YYYY-MM-DD HH:MM', local time)"
+        ) from None
+    if when.tzinfo is not None:
+        return when
+    return when.replace(tzinfo=tz) if tz is not None else when.astimezone()
 
 
 def since_started(games: Iterable[GameRecord], since: datetime) -> list[GameRecord]:
