@@ -165,6 +165,7 @@ class KioskHub(LiveHub):
     def __init__(self, view: TableView) -> None:
         super().__init__()
         self._table_view = view
+        self._night: dict[str, Any] | None = None  # the night's scores, kept across games
 
     # The table's side --------------------------------------------------------------
 
@@ -209,6 +210,15 @@ class KioskHub(LiveHub):
 
         self._change(swap)
 
+    def night(self, table: dict[str, Any] | None) -> None:
+        """The night's scores (`scores.night_json`): the page shows them between games. A new
+        game's view keeps them."""
+
+        def swap() -> None:
+            self._night = table
+
+        self._change(swap)
+
     def _change_view(self, change: Callable[[TableView], Any]) -> None:
         def on_view() -> None:
             change(self._table_view)
@@ -216,7 +226,7 @@ class KioskHub(LiveHub):
         self._change(on_view)
 
     def _view(self) -> dict[str, Any]:
-        return self._table_view.view()
+        return {**self._table_view.view(), "night": self._night}
 
 
 def live_page_routes(hub: Any, html: str, page_path: str, state_path: str) -> list[Route]:

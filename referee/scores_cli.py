@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 from .errors import UserError
 from .kiosk_view import BIN_EDGES_MS
+from .rulings import GameWon
 from .scores import GameScores, Night, night, night_json, night_start, parse_since, score_game, since_started
 
 FORMATS = ("table", "csv", "json")
@@ -65,19 +66,38 @@ class NightFeed:
     """The kiosk's night table: tonight's games read from the writer's own journal when a game
     ends, and handed to the hub (`hub.night`). Ended games are replayed once (cached)."""
 
-    def __init__(self, journal: Any, hub: Any, now: Callable[[], datetime] | None = None) -> None:
+    def __init__(
+        self,
+        journal: Any,
+        hub: Any,
+        note: Callable[[str], Any] = print,
+        now: Callable[[], datetime] | None = None,
+    ) -> None:
         self.journal = journal
         self.hub = hub
+        self.note = note
         self.now = now or (lambda: datetime.now().astimezone())
         self._cache: dict[tuple[Any, ...], GameScores] = {}
 
     def refresh(self, *_: Any) -> None:
+        """Read tonight's games again (an argument, a hook's state, is ignored). A journal it
+        cannot read is one line and no table: the scores are never worth stopping a game for."""
         since = night_start(self.now())
-        table = read_night(self.journal, since, self._cache)
-        live = {(g.id, g.status, g.events, g.last_mark) for g in self.journal.games()}
+        try:
+            table = read_night(self.journal, since, self._cache)
+            live = {(g.id, g.status, g.events, g.last_mark) for g in self.journal.games()}
+        except (UserError, ValueError, KeyError, TypeError) as e:
+            self.note(f"the night's scores: {e}")
+            self.hub.night(None)
+            return
         for key in set(self._cache) - live:
             del self._cache[key]  # bounded: only the journal's games as they are now
         self.hub.night(night_json(table, since))
+
+    def on_ruling(self, ruling: Any) -> None:
+        """A ruling sink: a game won is one more game in tonight's table."""
+        if type(ruling) is GameWon:
+            self.refresh()
 
 
 def cmd_stats(args: argparse.Namespace, out: TextIO) -> int:

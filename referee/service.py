@@ -325,6 +325,8 @@ def _run_service(
                     note,
                     again,
                 )
+            if kiosk is not None:
+                _night_scores(journal, kiosk, sinks, note)
             try:
                 state = _judge(
                     args,
@@ -845,6 +847,17 @@ def _start_kiosk(
     server.start()  # a busy port: one line, exit 2
     note(f"kiosk page: {server.url}")
     return Kiosk(hub, commands, server, crops)
+
+
+def _night_scores(journal: Journal, kiosk: Kiosk, sinks: list[Any], note: Any) -> None:
+    """The night's scores on the kiosk between games: read now, and again when a game is won
+    (after `close_won` has closed it) or the host starts a new one."""
+    from .scores_cli import NightFeed
+
+    feed = NightFeed(journal, kiosk.hub, note)
+    feed.refresh()
+    sinks.append(feed.on_ruling)
+    kiosk.commands.on_new_game.append(feed.refresh)
 
 
 def _open_signals(config: Config, factory: Any) -> TableSignals:
