@@ -226,7 +226,10 @@ class KioskHub(LiveHub):
         self._change(on_view)
 
     def _view(self) -> dict[str, Any]:
-        return {**self._table_view.view(), "night": self._night}
+        view = self._table_view.view()
+        if self._night is not None:  # only where something feeds it: the table's own view is unchanged
+            view["night"] = self._night
+        return view
 
 
 def live_page_routes(hub: Any, html: str, page_path: str, state_path: str) -> list[Route]:
