@@ -202,11 +202,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=float, help="stop watching presses after this long (default: Ctrl-C)")
     p.set_defaults(run=cmd_hw_test)
 
-    from . import calibrate_cli, doctor, install_service, service_cli, vision_cli, wiring_cli
+    from . import calibrate_cli, doctor, install_service, scores_cli, service_cli, vision_cli, wiring_cli
 
     vision_cli.add_commands(sub)
     calibrate_cli.add_commands(sub)
     service_cli.add_commands(sub)
+    scores_cli.add_commands(sub)
     install_service.add_commands(sub)
     wiring_cli.add_commands(sub)
     doctor.add_commands(sub)

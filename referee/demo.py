@@ -283,6 +283,8 @@ def run_demo(
                 )
                 status = _play(args, table, journal, kiosk, console, clock, speed, played == 0, stop)
                 played += 1
+                if kiosk is not None and not stop.requested:
+                    _night_scores(journal, kiosk, console)
                 if drawn and not stop.requested:
                     console.print(Text(f"Seed {seed}: --seed {seed} deals this game again.", style="dim"))
                 if (
@@ -567,10 +569,20 @@ class _DemoKiosk:
 
     hub: Any
     server: Any
+    night: Any = None  # scores_cli.NightFeed, once a game has ended
 
     def feed(self, batch: list[Ruling], after: State) -> None:
         for ruling in batch:
             self.hub.add(ruling, after)
+
+
+def _night_scores(journal: Journal, kiosk: _DemoKiosk, console: Console) -> None:
+    """Tonight's demo games on the page, after the winner screen (as the service shows them)."""
+    from .scores_cli import NightFeed
+
+    if kiosk.night is None:
+        kiosk.night = NightFeed(journal, kiosk.hub, lambda line: console.print(Text(line, style="yellow")))
+    kiosk.night.refresh()
 
 
 def _kiosk(args: argparse.Namespace, journal: Journal, state: State, console: Console) -> _DemoKiosk:

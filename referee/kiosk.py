@@ -177,6 +177,7 @@ class KioskHub(LiveHub):
         self._next_game: dict[str, Any] | None = None  # the host's rules for the next game
         self._sounds: list[dict[str, Any]] = []  # the last few tones made (kiosk_sound)
         self._sound_seq = 0
+        self._night: dict[str, Any] | None = None  # the night's scores, kept across games
 
     # The table's side --------------------------------------------------------------
 
@@ -250,6 +251,15 @@ class KioskHub(LiveHub):
 
         self._change(swap)
 
+    def night(self, table: dict[str, Any] | None) -> None:
+        """The night's scores (`scores.night_json`): the page shows them between games. A new
+        game's view keeps them."""
+
+        def swap() -> None:
+            self._night = table
+
+        self._change(swap)
+
     def _change_view(self, change: Callable[[TableView], Any]) -> None:
         def on_view() -> None:
             change(self._table_view)
@@ -262,6 +272,8 @@ class KioskHub(LiveHub):
         view = self._table_view.view()
         view["house"] = house_view(self._table_view.state, self._next_game)
         view["sounds"] = self._sounds
+        if self._night is not None:  # only where something feeds it: the table's own view is unchanged
+            view["night"] = self._night
         return view
 
 

@@ -331,6 +331,8 @@ def _run_service(
                     note,
                     again,
                 )
+            if kiosk is not None:
+                _night_scores(journal, kiosk, sinks, note)
             try:
                 state = _judge(
                     args,
@@ -882,6 +884,17 @@ def _spec_of(line: dict[str, Any], default: GameSpec) -> GameSpec:
         game.get("rules", default.rules),
         dict(game.get("options", {})),
     )
+
+
+def _night_scores(journal: Journal, kiosk: Kiosk, sinks: list[Any], note: Any) -> None:
+    """The night's scores on the kiosk between games: read now, and again when a game is won
+    (after `close_won` has closed it) or the host starts a new one."""
+    from .scores_cli import NightFeed
+
+    feed = NightFeed(journal, kiosk.hub, note)
+    feed.refresh()
+    sinks.append(feed.on_ruling)
+    kiosk.commands.on_new_game.append(feed.refresh)
 
 
 def _open_signals(config: Config, factory: Any) -> TableSignals:

@@ -291,7 +291,8 @@ function drawWinner(v) {
   box.style.setProperty("--cols", n <= 4 ? n : Math.ceil(n / 2));
   put(
     box,
-    `<h1>${esc(v.winner.name)} wins!</h1><p class="hint">tap to see the table</p>` +
+    `<h1>${esc(v.winner.name)} wins!</h1>` +
+      `<p class="hint">${v.night && v.night.games.length ? "tap for tonight's scores" : "tap to see the table"}</p>` +
       `<div class="players">${panels.join("")}</div>`
   );
 }
@@ -307,6 +308,7 @@ function draw(v) {
   drawLog(v);
   drawBar(v);
   drawWinner(v);
+  drawNight(v); // night.js: tonight's scores, after the winner screen
   drawAsk(v);
   drawSound(v); // phones.js
   document.body.dataset.version = v.version;
