@@ -508,3 +508,13 @@ def _near(marks: list[dict[str, Any]], start: int, end: int, t: int) -> list[dic
     if before and before[-1] not in inside:
         inside.insert(0, before[-1])
     return inside
+
+
+def open_clips(root: Path, settings: ReplaySettings, note: Callable[[str], Any]) -> ClipStore | None:
+    """The clips directory, made if need be; one that cannot be made is said once, and the
+    table runs without clips."""
+    try:
+        return ClipStore(root, int(settings.max_mb * 1e6))
+    except OSError as e:
+        note(f"{root}: cannot keep replay clips there ({e.strerror or e}): the game goes on without them")
+        return None

@@ -218,21 +218,24 @@ def last_lay(lines: Iterable[Mapping[str, Any]], t: int) -> dict[str, Any] | Non
 def timeline(
     start_us: int, end_us: int, ruling_t: int, lines: Iterable[Mapping[str, Any]], names: Sequence[str]
 ) -> dict[str, Any]:
-    """The replay's timeline: the lay the ruling answered and each press, at its place from
-    `start_us` (0) to `end_us` (1), to the microsecond. A press says its gap after the lay;
-    a mark outside the window is pinned to its edge (`at` 0 or 1) but keeps its time."""
+    """The replay's timeline: each lay and each press, at its place from `start_us` (0) to
+    `end_us` (1), to the microsecond. A press says its gap after the card it answered (the
+    last lay at or before it) and behind the first press that answered the same card; a mark
+    outside the window is pinned to its edge (`at` 0 or 1) but keeps its time."""
     span = max(1, end_us - start_us)
     chosen = [dict(line) for line in lines if is_mark(line)]
-    lay = last_lay(chosen, ruling_t)
-    marks: list[dict[str, Any]] = []
-    if lay is not None:
-        marks.append(_mark("lay", lay, start_us, span, names, None) | {"card": lay["lay"]})
+    lays = sorted((line for line in chosen if "lay" in line), key=lambda line: line["t"])
+    marks: list[dict[str, Any]] = [
+        _mark("lay", lay, start_us, span, names, None) | {"card": lay["lay"]} for lay in lays
+    ]
     presses = sorted((line for line in chosen if "snap" in line), key=lambda line: (line["t"], line["snap"]))
-    first: int | None = None
+    first: dict[int | None, int] = {}  # per lay answered (its time), the first press's
     for line in presses:
+        lay = last_lay(lays, line["t"])
         mark = _mark("press", line, start_us, span, names, lay)
-        mark["after_first_us"] = None if first is None else line["t"] - first
-        first = line["t"] if first is None else first
+        answered = lay["t"] if lay is not None else None
+        mark["after_first_us"] = line["t"] - first[answered] if answered in first else None
+        first.setdefault(answered, line["t"])
         marks.append(mark)
     return {"start": start_us, "end": end_us, "ruling": ruling_t, "marks": marks}
 

@@ -165,6 +165,7 @@ class KioskHub(LiveHub):
     def __init__(self, view: TableView) -> None:
         super().__init__()
         self._table_view = view
+        self._replay: dict[str, Any] | None = None  # the clips' game, and why they stopped
 
     # The table's side --------------------------------------------------------------
 
@@ -215,8 +216,16 @@ class KioskHub(LiveHub):
 
         self._change(on_view)
 
+    def replay(self, status: dict[str, Any]) -> None:
+        """The replay clips' state (clip_store.ClipRecorder): {game, stopped}; kept across games."""
+
+        def change() -> None:
+            self._replay = dict(status)
+
+        self._change(change)
+
     def _view(self) -> dict[str, Any]:
-        return self._table_view.view()
+        return self._table_view.view() | {"replay": self._replay}
 
 
 def live_page_routes(hub: Any, html: str, page_path: str, state_path: str) -> list[Route]:
@@ -242,11 +251,13 @@ def make_app(
     commands: TableCommands | None = None,
     crops: Callable[[int], Any] | None = None,
     names: Collection[str] = (),
+    clips: Any = None,
 ) -> Starlette:
     """The kiosk's web app. `token` guards the admin endpoints; `commands` carries them out
     (None: a read-only kiosk, whose admin endpoints answer 503). `crops` gives the camera's
     picture (a BGR image) of the card laid at a time, None when it has none. `names`: host
-    names the page may be opened by besides the machine's own (`KioskGuard`)."""
+    names the page may be opened by besides the machine's own (`KioskGuard`). `clips`: the
+    replay's `clip_store.ClipStore`, served read-only (None: no replays)."""
 
     async def question_crop(request: Request) -> Response:
         try:
@@ -313,9 +324,18 @@ def make_app(
         Route("/api/admin/undo", admin(lambda c, p: c.undo_last()), methods=["POST"]),
         Route("/api/admin/name-card", admin(lambda c, p: c.name_card(*_naming(p))), methods=["POST"]),
         Route("/api/question/{t}.jpg", question_crop),
+        *_replay_routes(clips),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(KioskGuard, names=names)])
+
+
+def _replay_routes(clips: Any) -> list[Route]:
+    if clips is None:
+        return []
+    from .clip_store import replay_routes
+
+    return replay_routes(clips)
 
 
 def event_response(hub: LiveHub) -> Response:

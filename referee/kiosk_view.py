@@ -31,6 +31,7 @@ from hardware.buttons import ButtonTrouble
 
 from .announcer import TURN_LEVEL, Target, Value
 from .cards import RANKS, Card
+from .clips import worthy
 from .events import Unread
 from .kiosk_terms import game_words
 from .presets import PRESETS
@@ -524,6 +525,8 @@ def entry_json(
         ),
         "again": entry.again,  # announced again after a restart
     }
+    if worthy(ruling) is not None:  # a replay clip is kept of it, named by its time (clips.py)
+        out["replay"] = ruling.t
     if kind is Laid:  # the host may correct a lay's card: it is named by its time
         out["for"], out["card"] = ruling.t, ruling.card.code
     elif kind is Corrected:

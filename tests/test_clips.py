@@ -379,3 +379,44 @@ def test_export_refuses_a_bad_folder_or_a_game_without_clips_in_one_line(tmp_pat
     assert {"file": "not a folder", "full": "holds files already", "no-clips": "no replay clips of game 7"}[
         bad
     ] in str(e.value)
+
+
+# The config's [replay] ----------------------------------------------------------------------
+
+
+def test_the_config_sets_the_replay_and_the_clips_dir_defaults_to_the_data_dirs(tmp_path):
+    from referee.config import load_config
+
+    path = tmp_path / "referee.toml"
+    path.write_text('[table]\nplayers = ["Ann", "Bob"]\n[service]\ndata_dir = "data"\n')
+    config = load_config(path)
+    assert config.replay == ReplaySettings() and config.clips_dir == tmp_path / "data" / "clips"
+    path.write_text(
+        '[table]\nplayers = ["Ann", "Bob"]\n[replay]\nseconds = 6\nafter = 0.5\nmax_mb = 100\n'
+        'clips_dir = "c"\nwidth = 480\nquality = 60\nring_mb = 20\n'
+    )
+    config = load_config(path)
+    assert config.replay == ReplaySettings(True, 6.0, 0.5, str(tmp_path / "c"), 100.0, 20.0, 480, 60)
+    assert config.clips_dir == tmp_path / "c" and config.replay.ring_frames(30) == 240
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("seconds = 0", "replay.seconds: must be seconds kept before each ruling, 0.5 to 30, not 0"),
+        ("after = 9", "replay.after: must be seconds kept after each ruling, 0 to 5"),
+        ('max_mb = "lots"', "replay.max_mb: must be megabytes"),
+        ("width = 64.5", "replay.width: must be pixels across"),
+        ("clips = 1", "replay.clips: must be true or false"),
+        ("clips_dir = 3", "replay.clips_dir: must be a path"),
+        ("fps = 3", "replay.fps: unknown key"),
+    ],
+)
+def test_a_bad_replay_setting_is_one_line_naming_the_key(tmp_path, text, message):
+    from referee.config import ConfigError, load_config
+
+    path = tmp_path / "referee.toml"
+    path.write_text(f'[table]\nplayers = ["Ann", "Bob"]\n[replay]\n{text}\n')
+    with pytest.raises(ConfigError) as e:
+        load_config(path)
+    assert message in str(e.value) and "\n" not in str(e.value)
