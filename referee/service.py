@@ -672,7 +672,7 @@ def _judge_live(
         work = (
             _feed_camera,
             (loop, config, game_clock, failure, note, ready, paused, stopped, opener, None, crops),
-            {"frames": replay.frame if replay is not None else None},
+            {"frames": replay.frame} if replay is not None else {},
         )
     feeder = threading.Thread(target=work[0], args=work[1], kwargs=work[2], name="lays", daemon=True)
 

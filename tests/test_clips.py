@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hardware.clock import VirtualClock
+from referee.bots import VirtualTable
 from referee.cards import parse_card
 from referee.clip_store import ClipRecorder, ClipStore, encode_frame, export_clips, replay_json, write_file
 from referee.clips import ClipCutter, FrameRing, ReplaySettings, Shot, timeline, to_drop, worthy
@@ -420,3 +421,93 @@ def test_a_bad_replay_setting_is_one_line_naming_the_key(tmp_path, text, message
     with pytest.raises(ConfigError) as e:
         load_config(path)
     assert message in str(e.value) and "\n" not in str(e.value)
+
+
+# The demo's rendered camera, `referee export --clips`, the kiosk's routes ---------------------
+
+
+@pytest.fixture(scope="module")
+def demo_dir(tmp_path_factory):
+    """`referee demo` with its rendered camera: a short seeded game, its clips beside its journal."""
+    import io
+
+    from referee.demo import run_demo
+    from tests.test_demo import demo_args
+
+    folder = tmp_path_factory.mktemp("demo")
+    out = io.StringIO()
+    run_demo(demo_args(no_camera=False, seed=2, cap=40, data_dir=str(folder)), out)
+    return folder, out.getvalue()
+
+
+def test_the_demo_keeps_a_clip_of_every_dispute_from_its_rendered_camera(demo_dir):
+    from referee.journal import Journal
+    from referee.replay import export
+
+    folder, said = demo_dir
+    store = ClipStore(folder / "clips", 10**9)
+    with Journal.open(folder, readonly=True) as journal:
+        (game,) = journal.games()
+        rulings = [line for line in export(game, journal.events(game.id)) if "event" in line]
+    dead_heat = {"event": "snap_ignored", "reason": "dead_heat"}
+    disputes = sorted(
+        {r["t"] for r in rulings if r["event"] in ("stack_won", "penalty") or dead_heat.items() <= r.items()}
+    )
+    assert store.clips(game.id) == disputes and len(disputes) >= 5
+    assert f"Replay: {len(disputes)} clips" in said
+    clip = replay_json(store, game.id, disputes[-1])
+    assert len(clip["frames"]) == 151  # 4 s before, 1 s after, at 30 fps
+    assert [f["t"] for f in clip["frames"]] == sorted(f["t"] for f in clip["frames"])
+
+
+def test_export_clips_from_the_command_line_and_its_mistakes_in_one_line(demo_dir, tmp_path, capsys):
+    from referee.cli import main
+
+    folder, _ = demo_dir
+    out = tmp_path / "clips-of-1"
+    assert main(["export", "1", "--data-dir", str(folder), "--clips", str(out)]) == 0
+    said = capsys.readouterr().out
+    index = json.loads((out / "index.json").read_text())
+    assert said.startswith(f"game 1: {len(index['clips'])} replay clips") and index["players"] == list(NAMES)
+    first = index["clips"][0]
+    assert (out / first["frames"][0]["file"]).is_file()
+    for argv, words in [
+        (["export", "9", "--data-dir", str(folder), "--clips", str(tmp_path / "x")], "no game 9"),
+        (["export", "1", "--data-dir", str(folder), "--clips", str(out)], "holds files already"),
+        (["export", "1", "--data-dir", str(tmp_path), "--clips", str(tmp_path / "y")], "no journal here"),
+    ]:
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert words in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_kiosk_serves_replays_read_only_without_a_token_and_marks_the_disputes_in_its_log(demo_dir):
+    from starlette.testclient import TestClient
+
+    from referee.kiosk import KioskHub, make_app
+    from referee.kiosk_view import TableView
+
+    folder, _ = demo_dir
+    store = ClipStore(folder / "clips", 10**9)
+    t = store.clips(1)[0]
+    hub = KioskHub(TableView(VirtualTable(3, seed=2).spec.new_game()))
+    hub.add(won(t))
+    hub.add(Laid(t + 1, 0, parse_card("2C"), 1, None, 1))
+    hub.replay({"game": 1, "stopped": None})
+    with TestClient(make_app(hub, "secret-token", None, clips=store), base_url="http://localhost") as client:
+        view = client.get("/api/state").json()
+        assert view["replay"] == {"game": 1, "stopped": None}
+        assert [e.get("replay") for e in view["log"]] == [t, None]
+        clip = client.get(f"/api/replay/1/{t}.json")
+        assert clip.status_code == 200 and clip.json()["frames"][0]["src"] == f"/api/replay/1/{t}/0.jpg"
+        frame = client.get(f"/api/replay/1/{t}/0.jpg")
+        assert frame.status_code == 200 and frame.headers["content-type"] == "image/jpeg"
+        assert frame.content[:2] == b"\xff\xd8"
+        for bad in (f"/api/replay/1/{t + 1}.json", f"/api/replay/x/{t}.json", f"/api/replay/1/{t}/999.jpg"):
+            answer = client.get(bad)
+            assert answer.status_code == 404 and "\n" not in answer.json()["error"]
+    # Without a clip store the kiosk has no replay routes, and its view says no replays.
+    plain = KioskHub(TableView(VirtualTable(3, seed=2).spec.new_game()))
+    with TestClient(make_app(plain, "secret-token"), base_url="http://localhost") as client:
+        assert client.get("/api/state").json()["replay"] is None
+        assert client.get(f"/api/replay/1/{t}.json").status_code == 404
