@@ -165,7 +165,6 @@ class KioskHub(LiveHub):
     def __init__(self, view: TableView) -> None:
         super().__init__()
         self._table_view = view
-        self._replay: dict[str, Any] | None = None  # the clips' game, and why they stopped
 
     # The table's side --------------------------------------------------------------
 
@@ -206,6 +205,7 @@ class KioskHub(LiveHub):
         def swap() -> None:
             if keep_marks:
                 view.keep_marks(self._table_view.marked())
+            view.replay = view.replay or self._table_view.replay  # the clips go on across games
             self._table_view = view
 
         self._change(swap)
@@ -219,13 +219,13 @@ class KioskHub(LiveHub):
     def replay(self, status: dict[str, Any]) -> None:
         """The replay clips' state (clip_store.ClipRecorder): {game, stopped}; kept across games."""
 
-        def change() -> None:
-            self._replay = dict(status)
+        def change(view: TableView) -> None:
+            view.replay = dict(status)
 
-        self._change(change)
+        self._change_view(change)
 
     def _view(self) -> dict[str, Any]:
-        return self._table_view.view() | {"replay": self._replay}
+        return self._table_view.view()
 
 
 def live_page_routes(hub: Any, html: str, page_path: str, state_path: str) -> list[Route]:

@@ -139,6 +139,7 @@ class TableView:
         self.t0: int | None = t0
         self.questions: tuple[Unread, ...] = ()
         self.crops: Container[int] = ()  # the lays whose picture the kiosk can serve
+        self.replay: dict[str, Any] | None = None  # the replay clips' {game, stopped} (clip_store.py)
         # Every ruling still standing, corrections included: a correction can void rulings
         # from any lay of the game, so the figures are rebuilt from these (a game's worth),
         # each with its mark: announced again after a restart.
@@ -310,7 +311,7 @@ class TableView:
             self.questions,
             self.crops,
             self.last_stale,
-        )
+        ) | {"replay": self.replay}
 
 
 # The pure part ----------------------------------------------------------------------
