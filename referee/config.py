@@ -21,6 +21,7 @@ from calibration.profile import exists as profile_exists
 from calibration.tomlfile import Bad, known, need_table, read_toml, show
 from calibration.wiring import Wiring, WiringError, default_wiring, load_wiring, parse_wiring
 
+from .clips import ReplaySettings
 from .engine import MAX_PLAYERS, MIN_PLAYERS
 from .errors import UserError
 from .options import OptionError
@@ -32,7 +33,7 @@ PIN_KINDS = ("gpio", "mock")
 # How GPIO buttons are read: the kernel's line events (hardware/gpio_buttons.py, each sweep's
 # progress reported), or gpiozero's callbacks (the fallback: bound by their 60 ms latency).
 BUTTON_READERS = ("gpiod", "gpiozero")
-_TOP_KEYS = ("table", "camera", "hardware", "service", "kiosk")
+_TOP_KEYS = ("table", "camera", "hardware", "service", "kiosk", "replay")
 _TABLE_KEYS = ("players", "rules", "options")
 _CAMERA_KEYS = ("source", "profile", "fps", "seats")
 _HARDWARE_KEYS = ("pins", "wiring", "buttons")
@@ -69,6 +70,11 @@ class Config:
     kiosk_port: int = 8080
     kiosk_names: tuple[str, ...] = ()  # names the page is opened by besides the Pi's own (kiosk_guard)
     kiosk_sound: str = "auto"  # the page plays the announcer's tones: auto, on, off (kiosk_sound)
+    replay: ReplaySettings = field(default_factory=ReplaySettings)  # [replay]: the camera's clips
+
+    @property
+    def clips_dir(self) -> Path:
+        return Path(self.replay.clips_dir) if self.replay.clips_dir else self.data_dir / "clips"
 
     def game_line(self) -> dict[str, Any]:
         return {"game": {"players": list(self.players), "rules": self.rules, "options": dict(self.options)}}
@@ -203,6 +209,7 @@ def _parse(data: Mapping[str, Any], source: str, folder: Path) -> Config:
         kiosk_port=port,
         kiosk_names=tuple(n.lower() for n in names),
         kiosk_sound=sound,
+        replay=_replay(data, folder),
     )
 
 
@@ -226,6 +233,36 @@ def _kiosk(data: Mapping[str, Any], host: str) -> tuple[str, str]:
     if sound not in SOUND_SETTINGS:
         raise Bad("kiosk.sound", f'must be "auto", "on" or "off", not {show(sound)}')
     return host, sound
+
+
+_REPLAY_NUMBERS = {  # key: (low, high, what)
+    "seconds": (0.5, 30.0, "seconds kept before each ruling"),
+    "after": (0.0, 5.0, "seconds kept after each ruling"),
+    "max_mb": (1.0, 1e6, "megabytes for every clip on disk together"),
+    "ring_mb": (1.0, 1024.0, "megabytes for the ring in memory"),
+    "width": (160, 1920, "pixels across a clip's frame"),
+    "quality": (30, 95, "JPEG quality"),
+}
+
+
+def _replay(data: Mapping[str, Any], folder: Path) -> ReplaySettings:
+    """[replay]: the camera's last seconds and the clips of disputed rulings (docs/run.md)."""
+    section = _section(data, "replay", ("clips", *_REPLAY_NUMBERS, "clips_dir"))
+    clips = section.get("clips", True)
+    if not isinstance(clips, bool):
+        raise Bad("replay.clips", f"must be true or false, not {show(clips)}")
+    given: dict[str, Any] = {}
+    for key, (low, high, what) in _REPLAY_NUMBERS.items():
+        if key not in section:
+            continue
+        value = section[key]
+        whole = key in ("width", "quality")
+        kind = int if whole else int | float
+        if isinstance(value, bool) or not isinstance(value, kind) or not low <= value <= high:
+            raise Bad(f"replay.{key}", f"must be {what}, {low:g} to {high:g}, not {show(value)}")
+        given[key] = value if whole else float(value)
+    where = _path(section, "clips_dir", "replay.clips_dir", folder)
+    return ReplaySettings(clips=clips, clips_dir=str(where) if where else None, **given)
 
 
 def _section(data: Mapping[str, Any], key: str, keys: tuple[str, ...]) -> Mapping[str, Any]:

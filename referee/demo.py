@@ -271,7 +271,8 @@ def run_demo(
         if seed is None:
             seed = seeds()
         first = VirtualTable(players=args.players, seed=seed, cap=args.cap, rules=rules)
-        kiosk = None if args.headless else _kiosk(args, journal, first.spec.new_game(), console)
+        clips = _clips(args, journal, console)
+        kiosk = None if args.headless else _kiosk(args, journal, first.spec.new_game(), console, clips)
         try:
             played, status = 0, EXIT_WON
             while True:
@@ -281,7 +282,7 @@ def run_demo(
                     if played == 0
                     else VirtualTable(players=args.players, seed=seed, cap=args.cap, rules=rules)
                 )
-                status = _play(args, table, journal, kiosk, console, clock, speed, played == 0, stop)
+                status = _play(args, table, journal, kiosk, console, clock, speed, played == 0, stop, clips)
                 played += 1
                 if kiosk is not None and not stop.requested:
                     _night_scores(journal, kiosk, console)
@@ -314,6 +315,7 @@ def _play(
     speed: float,
     resume: bool,
     stop: StopRequest | None = None,
+    clips: Any = None,
 ) -> int:
     """One game through the demo's table, its log in the terminal and on the kiosk page."""
     stop = stop or StopRequest()
@@ -413,11 +415,16 @@ def _play(
         asked.update((q.t, q) for q in open_)
 
     stage = None if args.no_camera else CameraStage(len(names), table.seed)
+    replay = None
+    if stage is not None and clips is not None:  # the rendered camera's clips of each dispute
+        replay = _replay(clips, game, names, kiosk, console, stage.camera.fps)
+        stage.frames.append(lambda frame: replay.frame(frame.t_us, frame.image))
+        sinks.insert(0, lambda batch, after: [replay.ruling(r) for r in batch])  # before the kiosk's
     demo = DemoTable(
         table,
         stage=stage,
         rulings=lambda batch, after: [sink(batch, after) for sink in sinks],
-        judged=[recorder],
+        judged=[recorder] if replay is None else [recorder, replay.judged],
         state=point.judging,
         mirror=mirror,
         refused=refused,
@@ -439,6 +446,9 @@ def _play(
     except EventError as e:  # the table stopped with a card still asked: said, not a traceback
         console.print(Text(f"The game ended with a card still asked ({e}): no winner.", style="bold yellow"))
         return EXIT_STOPPED
+    finally:
+        if replay is not None:
+            replay.close()  # the last clips written with the frames they have
     if stop.requested:
         console.print(
             Text(
@@ -462,6 +472,14 @@ def _play(
                 f"{demo.questions - stage.asked} impossible), {stage.wrong} read wrong, "
                 f"{stage.missed_lays} missed. The host answered or corrected {len(waits)}{took}.",
                 style="bold" if stage.wrong == 0 else "bold yellow",
+            )
+        )
+    if replay is not None and replay.saved:
+        console.print(
+            Text(
+                f"Replay: {replay.saved} clips of the stacks won, penalties and dead heats in "
+                f"{clips.path(game, 0).parent} (`referee export {game} --demo --clips DIR` copies them).",
+                style="dim",
             )
         )
     if table.stopped:
@@ -563,6 +581,34 @@ def kept(journal: Journal, args: argparse.Namespace) -> str:
     )
 
 
+def _clips(args: argparse.Namespace, journal: Journal, console: Console) -> Any:
+    """The demo's replay clips, beside its journal: only when the camera is rendered."""
+    if args.no_camera:
+        return None
+    from .clip_store import open_clips
+    from .clips import ReplaySettings
+
+    said = lambda line: console.print(Text(line, style="yellow"))  # noqa: E731
+    return open_clips(journal.path.parent / "clips", ReplaySettings(), said)
+
+
+def _replay(clips: Any, game: int, names: Sequence[str], kiosk: Any, console: Console, fps: float) -> Any:
+    from .clip_store import ClipRecorder
+    from .clips import ReplaySettings
+
+    # The demo's table waits for the coder (block): its clock is virtual, and every frame counts.
+    return ClipRecorder(
+        clips,
+        ReplaySettings(),
+        fps,
+        lambda: game,
+        lambda: names,
+        said=lambda why: console.print(Text(f"camera: {why}", style="bold yellow")),
+        status=kiosk.hub.replay if kiosk is not None else None,
+        block=True,
+    ).start()
+
+
 @dataclass
 class _DemoKiosk:
     """The kiosk page of the demo's table: read-only (the bots run the game)."""
@@ -585,7 +631,9 @@ def _night_scores(journal: Journal, kiosk: _DemoKiosk, console: Console) -> None
     kiosk.night.refresh()
 
 
-def _kiosk(args: argparse.Namespace, journal: Journal, state: State, console: Console) -> _DemoKiosk:
+def _kiosk(
+    args: argparse.Namespace, journal: Journal, state: State, console: Console, clips: Any = None
+) -> _DemoKiosk:
     from .admin_token import load_or_create_token
     from .kiosk import KioskHub, make_app
     from .kiosk_server import KioskServer
@@ -601,7 +649,7 @@ def _kiosk(args: argparse.Namespace, journal: Journal, state: State, console: Co
     def watch() -> str | None:  # the port is the server's own once bound (--port 0: any free)
         return watch_url(host, server.port, lan)
 
-    server = KioskServer(make_app(hub, token, None, watch=watch), hub, host=host, port=args.port)
+    server = KioskServer(make_app(hub, token, None, watch=watch, clips=clips), hub, host=host, port=args.port)
     try:
         server.start()
     except UserError as e:  # a busy port

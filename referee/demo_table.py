@@ -155,6 +155,7 @@ class CameraStage:
         from .watcher import PileWatcher
 
         self.camera = TableCamera(players, np.random.default_rng(seed))
+        self.frames: list[Callable[[Any], Any]] = []  # told every frame rendered (the replay's ring)
         recogniser = Recogniser()
         self.read = self.asked = self.wrong = 0  # lays reported as a card, asked, and read wrong
         self.reported: set[int] = set()  # the rest times of the lays reported or asked
@@ -200,6 +201,8 @@ class CameraStage:
 
     def _read(self, frames: Iterator[Any]) -> Iterator[tuple[int, Event | Progress]]:
         for frame in frames:
+            for sink in self.frames:
+                sink(frame)
             yield from self._events(self.watcher.feed(frame), frame.t_us)
             done = self.watcher.progress()  # with the frame's events: a still pile is read to here
             if done is not None:

@@ -247,6 +247,7 @@ class KioskHub(LiveHub):
         def swap() -> None:
             if keep_marks:
                 view.keep_marks(self._table_view.marked())
+            view.replay = view.replay or self._table_view.replay  # the clips go on across games
             self._table_view = view
 
         self._change(swap)
@@ -265,6 +266,14 @@ class KioskHub(LiveHub):
             change(self._table_view)
 
         self._change(on_view)
+
+    def replay(self, status: dict[str, Any]) -> None:
+        """The replay clips' state (clip_store.ClipRecorder): {game, stopped}; kept across games."""
+
+        def change(view: TableView) -> None:
+            view.replay = dict(status)
+
+        self._change_view(change)
 
     def _view(self) -> dict[str, Any]:
         from .house_rules import house_view
@@ -303,6 +312,7 @@ def make_app(
     watch: str | Callable[[], str | None] | None = None,
     sound: str = "auto",
     buzzer: bool = False,
+    clips: Any = None,
 ) -> Starlette:
     """The kiosk's web app. `token` guards the admin endpoints; `commands` carries them out
     (None: a read-only kiosk, whose admin endpoints answer 503). `crops` gives the camera's
@@ -317,6 +327,8 @@ def make_app(
 
     def watching() -> str | None:
         return watch() if callable(watch) else watch
+    names the page may be opened by besides the machine's own (`KioskGuard`). `clips`: the
+    replay's `clip_store.ClipStore`, served read-only (None: no replays)."""
 
     async def question_crop(request: Request) -> Response:
         try:
@@ -408,9 +420,18 @@ def make_app(
         Route("/api/screen", screen),
         Route("/api/watch.svg", watch_qr),
         Route("/api/house-rules", house_rules),
+        *_replay_routes(clips),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(KioskGuard, names=names)])
+
+
+def _replay_routes(clips: Any) -> list[Route]:
+    if clips is None:
+        return []
+    from .clip_store import replay_routes
+
+    return replay_routes(clips)
 
 
 def event_response(hub: LiveHub) -> Response:

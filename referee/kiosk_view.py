@@ -31,6 +31,7 @@ from hardware.buttons import ButtonTrouble
 
 from .announcer import TURN_LEVEL, Target, Value
 from .cards import RANKS, Card
+from .clips import worthy
 from .events import Unread
 from .kiosk_terms import game_words
 from .presets import PRESETS
@@ -138,6 +139,7 @@ class TableView:
         self.t0: int | None = t0
         self.questions: tuple[Unread, ...] = ()
         self.crops: Container[int] = ()  # the lays whose picture the kiosk can serve
+        self.replay: dict[str, Any] | None = None  # the replay clips' {game, stopped} (clip_store.py)
         # Every ruling still standing, corrections included: a correction can void rulings
         # from any lay of the game, so the figures are rebuilt from these (a game's worth),
         # each with its mark: announced again after a restart.
@@ -309,7 +311,7 @@ class TableView:
             self.questions,
             self.crops,
             self.last_stale,
-        )
+        ) | {"replay": self.replay}
 
 
 # The pure part ----------------------------------------------------------------------
@@ -524,6 +526,8 @@ def entry_json(
         ),
         "again": entry.again,  # announced again after a restart
     }
+    if worthy(ruling) is not None:  # a replay clip is kept of it, named by its time (clips.py)
+        out["replay"] = ruling.t
     if kind is Laid:  # the host may correct a lay's card: it is named by its time
         out["for"], out["card"] = ruling.t, ruling.card.code
     elif kind is Corrected:

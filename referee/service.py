@@ -318,6 +318,11 @@ def _run_service(
                 journal.end_game(recorder.game, WON if state.winner is not None else STOPPED, state.winner)
 
             sinks = [printer, close_won]
+            clips = None
+            if args.lays_from is None and config.replay.clips:
+                from .clip_store import open_clips
+
+                clips = open_clips(config.clips_dir, config.replay, note)
             kiosk = None
             if config.kiosk and not args.at_once:
                 kiosk = _start_kiosk(
@@ -330,6 +335,7 @@ def _run_service(
                     name,
                     note,
                     again,
+                    clips,
                 )
             if kiosk is not None:
                 _night_scores(journal, kiosk, sinks, note)
@@ -351,6 +357,7 @@ def _run_service(
                     stop=stop,
                     notifier=notifier,
                     teller=Teller(journal, recorder),
+                    clips=clips,
                 )
             finally:
                 if kiosk is not None:
@@ -395,10 +402,11 @@ def _judge(
     stop: StopRequest,
     notifier: Notifier,
     teller: Teller,
+    clips: Any = None,
 ) -> State:
     """The game judged from its lay source: a script (at once or live) or the camera."""
     answers = _terminal(args)
-    more = {"stop": stop, "notifier": notifier, "teller": teller}
+    more = {"stop": stop, "notifier": notifier, "teller": teller, "clips": clips}
     if args.lays_from is None:
         return _judge_live(
             config,
@@ -548,6 +556,7 @@ def _judge_live(
     stop: StopRequest | None = None,
     notifier: Notifier | None = None,
     teller: Teller | None = None,
+    clips: Any = None,
 ) -> State:
     """Live: the table loop in this thread, the buttons' callbacks and the lay source in theirs.
     `answers`: the host's typed answers to the camera's questions (the terminal), or None.
@@ -583,6 +592,10 @@ def _judge_live(
         rulings.append(lambda r: kiosk.hub.add(r, loop.state))
         crops = kiosk.crops
         questions.append(lambda open_, _: kiosk.hub.ask(open_, crops))
+    replay = None
+    if clips is not None and script is None:  # the camera's clips of disputed rulings
+        replay = _replay(clips, config, recorder, lambda: loop.state.players, note, kiosk, game_clock)
+        rulings.insert(0, replay.ruling)  # before the kiosk's: its view learns the clips' game first
     if teller is not None:
         rulings.append(teller)  # last: a ruling is told once every other sink has it
 
@@ -604,7 +617,7 @@ def _judge_live(
         rulings=rulings,
         signals=[player.announce],
         troubles=troubles,
-        judged=[recorder],
+        judged=[recorder] if replay is None else [recorder, replay.judged],
         refused=refused if script is None else None,  # a script's bad line is the script's error
         questions=questions,
         late=late,
@@ -658,16 +671,18 @@ def _judge_live(
         notifier.ready(f"judging {', '.join(state.players)}: lays from {source}")
 
     if script is not None:
-        work: tuple[Callable[..., None], tuple[Any, ...]] = (
+        work: tuple[Callable[..., None], tuple[Any, ...], dict[str, Any]] = (
             _feed_script,
             (loop, script, game_clock, failure, note, ready, offset),
+            {},
         )
     else:
         work = (
             _feed_camera,
             (loop, config, game_clock, failure, note, ready, paused, stopped, opener, None, crops),
+            {"frames": replay.frame} if replay is not None else {},
         )
-    feeder = threading.Thread(target=work[0], args=work[1], name="lays", daemon=True)
+    feeder = threading.Thread(target=work[0], args=work[1], kwargs=work[2], name="lays", daemon=True)
 
     def heartbeat() -> int:
         assert watchdog is not None
@@ -676,6 +691,8 @@ def _judge_live(
 
     try:
         player.start()
+        if replay is not None:
+            replay.start()
         if isinstance(buttons, GpioButtons):
             buttons.start()
         if usb is not None:
@@ -700,6 +717,8 @@ def _judge_live(
         if usb is not None:
             usb.close()
         player.close()
+        if replay is not None:
+            replay.close()  # the clips still open written with the frames they have
         signals.off()  # lights and buzzer off before the pins go back
         signals.close()
         if factory is not None:
@@ -831,6 +850,7 @@ def _start_kiosk(
     source: str,
     note: Any,
     again: Sequence[Ruling] = (),
+    clips: Any = None,
 ) -> Kiosk:
     from .admin_token import load_or_create_token
     from .host import HostCommands, view_of
@@ -863,6 +883,7 @@ def _start_kiosk(
             watch=lambda: watch_url(listen, server.port, lan),
             sound=config.kiosk_sound,
             buzzer=config.pins == "gpio" and config.wiring.buzzer is not None,
+            clips=clips,
         ),
         hub,
         host=listen,
@@ -895,6 +916,24 @@ def _night_scores(journal: Journal, kiosk: Kiosk, sinks: list[Any], note: Any) -
     feed.refresh()
     sinks.append(feed.on_ruling)
     kiosk.commands.on_new_game.append(feed.refresh)
+
+
+def _replay(
+    clips: Any, config: Config, recorder: Recorder, names: Any, note: Any, kiosk: Kiosk | None, clock: Any
+) -> Any:
+    """The camera's ring and the clips of the disputed rulings (clip_store.py)."""
+    from .clip_store import ClipRecorder
+
+    return ClipRecorder(
+        clips,
+        config.replay,
+        config.fps,
+        lambda: recorder.game,
+        names,
+        said=lambda why: note(f"camera: {why}"),
+        status=kiosk.hub.replay if kiosk is not None else None,
+        clock=clock,
+    )
 
 
 def _open_signals(config: Config, factory: Any) -> TableSignals:
@@ -952,6 +991,7 @@ def _feed_camera(
     opener: Callable[..., Any] | None = None,
     backoff_s: tuple[float, ...] | None = None,
     crops: AskedCrops | None = None,
+    frames: Callable[[int, Any], Any] | None = None,
 ) -> None:
     """The camera's lays, stamped on the game's timeline. A card it cannot read for sure is
     asked (its picture kept in `crops`, for the kiosk to show the host). A lost camera pauses the game
@@ -1027,6 +1067,8 @@ def _feed_camera(
                             done = watcher.progress()
                             if done is not None:
                                 loop.progress("camera", done + offset)
+                            if frames is not None:  # the replay's ring: an append, never a wait
+                                frames(frame.t_us + offset, frame.image)
                             if not live:
                                 clock.sleep_until(frame.t_us + offset)
                     return  # a file or a folder has ended

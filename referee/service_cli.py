@@ -161,10 +161,29 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
         if game is None:
             known = ", ".join(str(g.id) for g in journal.games()) or "none"
             raise UserError(f"{journal.path}: no game {args.game} (games: {known})")
+        if getattr(args, "clips", None) is not None:
+            return _export_clips(args, journal, game, out)
         for line in export(game, journal.events(game.id)):
             out.write(json.dumps(line) + "\n")
         out.flush()
         return _damage(journal)
+
+
+def _export_clips(args: argparse.Namespace, journal: Any, game: Any, out: TextIO) -> int:
+    """`export GAME --clips DIR`: the game's replay clips, their presses from the journal."""
+    from .clip_store import export_clips
+
+    root = journal.path.parent / "clips"
+    if args.config:
+        from .config import load_config
+
+        root = load_config(args.config).clips_dir
+    lines = [e.line for e in journal.events(game.id)]
+    dest = Path(args.clips)
+    clips, frames = export_clips(root, game.id, game.spec["game"]["players"], lines, dest)
+    out.write(f"game {game.id}: {clips} replay clips, {frames} frames, written to {dest} (index.json)\n")
+    out.flush()
+    return _damage(journal)
 
 
 def _where(p: argparse.ArgumentParser) -> None:
@@ -216,5 +235,11 @@ def add_commands(sub: Any) -> None:
         "`referee adjudicate` skips the ruling lines and rules again, so the two can be compared.",
     )
     p.add_argument("game", type=int, metavar="GAME", help="the game's number (see `referee games`)")
+    p.add_argument(
+        "--clips",
+        metavar="DIR",
+        help="instead, write the game's replay clips into DIR (new or empty): each clip's frames as "
+        "JPEG and an index.json of their times, rulings and the journal's presses",
+    )
     _where(p)
     p.set_defaults(run=cmd_export)

@@ -389,7 +389,7 @@ def test_the_cameras_picture_of_an_asked_card_reaches_the_kiosks_question(
     start_kiosk = service._start_kiosk
     monkeypatch.setattr(service, "_start_kiosk", lambda *a: kiosks.append(start_kiosk(*a)) or kiosks[-1])
 
-    def camera(loop, config, clock, failure, note, ready, paused, stopped, opener, backoff_s, crops) -> None:
+    def camera(loop, config, clock, failure, note, ready, paused, stopped, opener, backoff_s, crops, **_):
         # The watcher's side, as _feed_camera does it for a WatchAsk: the picture kept, the lay asked.
         ready()
         crops.keep(1_000, np.zeros((8, 8, 3), np.uint8))
@@ -427,7 +427,7 @@ def test_a_resumed_game_still_asking_asks_again_on_the_light_and_at_the_terminal
         journal.append(game, 0, event_to_json(Lay(1_000_000, parse_card("9H"))), None)
         journal.append(game, 1, event_to_json(Unread(83_400_000, None, parse_card("QH"))), None)
 
-    def camera(loop, config, clock, failure, note, ready, paused, stopped, opener, backoff_s, crops) -> None:
+    def camera(loop, config, clock, failure, note, ready, paused, stopped, opener, backoff_s, crops, **_):
         ready()
         loop.close_source("camera")
         loop.stop()
@@ -520,7 +520,7 @@ def test_the_rulings_announced_again_at_a_restart_are_marked_on_the_kiosk(
             journal.append(game, seq, event_to_json(event), None)
         journal.told(game, 1, 1)  # told through Bob's lay
 
-    def camera(loop, config, clock, failure, note, ready, paused, stopped, opener, backoff_s, crops) -> None:
+    def camera(loop, config, clock, failure, note, ready, paused, stopped, opener, backoff_s, crops, **_):
         ready()
         loop.close_source("camera")
         loop.stop()

@@ -174,9 +174,11 @@ function drawLog(v) {
     .reverse()
     .map((e) => {
       const fix = e.event === "laid" ? ` data-for="${e.for}" data-card="${esc(e.card)}" title="tap to correct"` : "";
+      // A dispute with a replay clip (replay.js opens it): anyone may watch it.
+      const clip = v.replay && e.replay !== undefined ? ` data-replay="${e.replay}" title="tap to replay"` : "";
       // Said again after a restart: it may not have gone out before the crash.
       const again = e.again ? ` <span class="tag again">announced again</span>` : "";
-      return `<li class="${e.event}${fix ? " fixable" : ""}"${fix}><span class="t">${esc(e.clock)}</span>${esc(e.text)}${again}</li>`;
+      return `<li class="${e.event}${fix ? " fixable" : ""}${clip ? " replayable" : ""}"${fix}${clip}><span class="t">${esc(e.clock)}</span>${esc(e.text)}${again}</li>`;
     });
   put($("log").firstElementChild, items.join(""));
 }
@@ -311,6 +313,7 @@ function draw(v) {
   drawNight(v); // night.js: tonight's scores, after the winner screen
   drawAsk(v);
   drawSound(v); // phones.js
+  if (window.replayView) replayView(v);
   document.body.dataset.version = v.version;
   const t = wallMs();
   kiosk.shown.push([v.version, t]);
