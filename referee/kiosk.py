@@ -320,15 +320,14 @@ def make_app(
     names the page may be opened by besides the machine's own (`KioskGuard`). `watch`: the
     address phones open (`kiosk_phones.watch_url`, or a function giving it once the server is
     bound; None: phones cannot reach this server).
-    `sound`: the config's `[kiosk] sound`; `buzzer`: a buzzer is wired (`sound_default`)."""
+    `sound`: the config's `[kiosk] sound`; `buzzer`: a buzzer is wired (`sound_default`).
+    `clips`: the replay's `clip_store.ClipStore`, served read-only (None: no replays)."""
     if sound not in SOUND_CHOICES:
         raise ValueError(f"sound must be one of {', '.join(SOUND_CHOICES)}, not {sound!r}")
     qr: dict[str, bytes] = {}  # drawn at the first asking, once
 
     def watching() -> str | None:
         return watch() if callable(watch) else watch
-    names the page may be opened by besides the machine's own (`KioskGuard`). `clips`: the
-    replay's `clip_store.ClipStore`, served read-only (None: no replays)."""
 
     async def question_crop(request: Request) -> Response:
         try:
