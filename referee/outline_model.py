@@ -24,9 +24,8 @@ OUT_STRIDE = 4  # its marks are at a quarter of the input's size: enough to choo
 _LAYERS = ("enc1", "enc2", "enc3", "ctx1", "ctx2", "ctx3", "up", "head")
 
 
-def layer_names(stride: int = OUT_STRIDE) -> list[str]:
-    """The layers of a model whose marks are at 1/`stride` of its input (2: one more step up)."""
-    return list(_LAYERS) if stride == 4 else [*_LAYERS[:-1], "up2", _LAYERS[-1]]
+def layer_names() -> list[str]:
+    return list(_LAYERS)
 
 
 @lru_cache(maxsize=1)
@@ -35,7 +34,7 @@ def _weights() -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
         return None
     with np.load(MODEL_PATH) as data:
         out = {}
-        for name in layer_names(OUT_STRIDE):
+        for name in _LAYERS:
             w = data[f"{name}.w"].astype(np.float32)  # out, in, kh, kw
             # as one matrix over (kh, kw, in) patches: the convolution is then one product
             out[name] = (
@@ -103,8 +102,6 @@ def cover(image: np.ndarray) -> tuple[np.ndarray, float] | None:
     v = relu(_conv(v, weights["ctx2"], 3, 1, 4), 0) + v
     v = relu(_conv(v, weights["ctx3"], 3, 1, 8), 0) + v
     v = relu(_conv(np.concatenate([_up(v, e2.shape[:2]), e2], axis=2), weights["up"], 3), 0)
-    if "up2" in weights:
-        v = relu(_conv(np.concatenate([_up(v, e1.shape[:2]), e1], axis=2), weights["up2"], 3), 0)
     logits = _conv(v, weights["head"], 1)[..., 0]
     out = 1 / (1 + np.exp(-np.clip(logits, -30, 30)))
     out = out[: size[1] // OUT_STRIDE].astype(np.float32)

@@ -63,9 +63,7 @@ def make_data(n: int, out: Path, seed: int, jobs: int) -> None:
     print(f"{n} pictures in {time.perf_counter() - began:.0f} s: {out}")
 
 
-def train(
-    data: list[Path], epochs: int, out: Path, seed: int, threads: int, stride: int = OUT_STRIDE
-) -> None:
+def train(data: list[Path], epochs: int, out: Path, seed: int, threads: int) -> None:
     import torch
     from torch import nn
 
@@ -75,7 +73,7 @@ def train(
     for path in data:
         with np.load(path) as part:
             img, cov = part["images"], part["covers"].astype(np.float32) / 255
-        k = cov.shape[1] // (img.shape[1] // stride)
+        k = cov.shape[1] // (img.shape[1] // OUT_STRIDE)
         if k > 1:  # drawn for a finer model: the mean of each k x k block
             n_, h_, w_ = cov.shape
             cov = cov.reshape(n_, h_ // k, k, w_ // k, k).mean(axis=(2, 4))
@@ -103,9 +101,7 @@ def train(
                     "ctx2": c(48, 48, 3, 1, 4, dilation=4),
                     "ctx3": c(48, 48, 3, 1, 8, dilation=8),
                     "up": c(48 + 32, 24, 3, 1, 1),
-                    # marks at half the input's size: one more step up, with the first layer's view
-                    **({"up2": c(24 + 16, 16, 3, 1, 1)} if stride == 2 else {}),
-                    "head": c(16 if stride == 2 else 24, 1, 1),
+                    "head": c(24, 1, 1),
                 }
             )
 
@@ -120,13 +116,10 @@ def train(
             x = r(f["ctx3"](x)) + x
             x = nn.functional.interpolate(x, size=e2.shape[2:], mode="nearest")
             x = r(f["up"](torch.cat([x, e2], 1)))
-            if "up2" in f:
-                x = nn.functional.interpolate(x, size=e1.shape[2:], mode="nearest")
-                x = r(f["up2"](torch.cat([x, e1], 1)))
             return f["head"](x)
 
     net = Net()
-    assert list(net.layers) == layer_names(stride)
+    assert list(net.layers) == layer_names()
     opt = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-4)
     steps = epochs * (len(train_i) // 32)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
@@ -181,7 +174,6 @@ def train(
     from referee import outline_model
 
     outline_model.MODEL_PATH = out
-    outline_model.OUT_STRIDE = stride
     outline_model._weights.cache_clear()
     raw = arrays["images"][int(val_i[0])]
     mine, _ = outline_model.cover(raw)
@@ -204,14 +196,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--threads", type=int, default=2)
     t.add_argument("--out", type=Path, default=MODEL_PATH)
-    t.add_argument(
-        "--stride", type=int, choices=(2, 4), default=OUT_STRIDE, help="marks at 1/2 or 1/4 of the input"
-    )
     args = parser.parse_args(argv)
     if args.command == "data":
         make_data(args.n, args.out, args.seed, args.jobs)
     else:
-        train(args.data, args.epochs, args.out, args.seed, args.threads, args.stride)
+        train(args.data, args.epochs, args.out, args.seed, args.threads)
     return 0
 
 
