@@ -51,7 +51,7 @@ def _sheet(name: str, card_width: int, directory: Path, cache: Path) -> np.ndarr
         if rsvg is None:
             raise ThemeError("rsvg-convert not found (apt install librsvg2-bin)")
         cache.mkdir(parents=True, exist_ok=True)
-        partial = target.with_suffix(".part.png")
+        partial = target.with_suffix(f".{os.getpid()}.part.png")  # two test workers may render it at once
         subprocess.run(
             [rsvg, "-w", str(card_width * COLUMNS), "-b", "none", str(source), "-o", str(partial)],
             check=True,
