@@ -9,6 +9,8 @@ microsecond time puts it. Chromium through Playwright, as tests/test_kiosk_brows
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from referee.bots import VirtualTable
@@ -27,8 +29,14 @@ GAME = 4
 @pytest.fixture(scope="module")
 def demo_clips(tmp_path_factory):
     """A short demo game through the rendered camera, its clips on disk; its final view."""
+    return demo_game_clips(tmp_path_factory.mktemp("replay") / "clips")
+
+
+def demo_game_clips(directory: Path) -> tuple[ClipStore, TableView]:
+    """A short seeded demo game through the rendered camera, its clips kept in `directory`;
+    the store and the game's final view (tools/kiosk_pictures.py's replay picture too)."""
     table = VirtualTable(players=3, seed=2, cap=40)
-    store = ClipStore(tmp_path_factory.mktemp("replay") / "clips", 10**9)
+    store = ClipStore(directory, 10**9)
     names = table.spec.players
     recorder = ClipRecorder(store, ReplaySettings(), 30.0, lambda: GAME, lambda: names, block=True).start()
     stage = CameraStage(3, 2)
@@ -52,12 +60,17 @@ def demo_clips(tmp_path_factory):
     return store, view
 
 
-def test_a_ruling_tapped_in_the_log_replays_its_frames_and_its_presses_on_the_timeline(browser, demo_clips):
-    store, view = demo_clips
+def last_race(store: ClipStore, view: TableView) -> int:
+    """The last dispute the log shows with two presses or more: its ruling's time."""
     logged = {entry.ruling.t for entry in view.log}  # the log shows the last 50 rulings
     races = [t for t in store.clips(GAME) if t in logged and len(presses(store, t)) >= 2]
     assert races, "the seeded game has a race with two presses or more"
-    t = races[-1]
+    return races[-1]
+
+
+def test_a_ruling_tapped_in_the_log_replays_its_frames_and_its_presses_on_the_timeline(browser, demo_clips):
+    store, view = demo_clips
+    t = last_race(store, view)
     clip = replay_json(store, GAME, t)
     hub = KioskHub(view)
     hub.replay({"game": GAME, "stopped": None})
