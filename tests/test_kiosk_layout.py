@@ -228,6 +228,13 @@ def test_the_table_is_readable_and_nothing_overlaps(pages, scene, size):
         return
     assert overlaps(m["parts"]) == []
     assert m["clipped"] == []
+    # A short name on the turn line is whole ("Dee", not "D…"): only a long one gives way.
+    who = page.evaluate(
+        "() => { const w = document.querySelector('#turn .who');"
+        " return w ? [w.textContent, w.scrollWidth > w.clientWidth + 0.5] : null; }"
+    )
+    if who is not None and len(who[0]) <= 8:
+        assert not who[1], f"{who[0]!r} is cut short on the turn line"
     for name, p in m["parts"].items():
         assert p["x"] >= -0.5 and p["r"] <= m["width"] + 0.5, f"{name} goes off the side: {p}"
         if landscape:
