@@ -144,9 +144,16 @@ def say(
             return f"{names[ruling.seat]} is the last seat in and WINS THE GAME"
         return f"{names[ruling.seat]} holds every card and WINS THE GAME"
     if kind is Corrected:
+        at = _clock(ruling.lay_t)
+        if ruling.was is None:  # a lay the camera missed, added by the host
+            what = "no card" if ruling.card is None else ruling.card.symbol
+            return (
+                f"corrected: the camera missed a card laid at {at}, {what}: "
+                "the rulings since are judged again"
+            )
         now = "no card was laid there" if ruling.card is None else f"it was {ruling.card.symbol}"
         return (
-            f"corrected: the card read as {ruling.was.symbol} at {_clock(ruling.lay_t)} was misread, {now}: "
+            f"corrected: the card read as {ruling.was.symbol} at {at} was misread, {now}: "
             "the rulings since are judged again"
         )
     raise TypeError(f"not a ruling: {ruling!r}")

@@ -442,3 +442,16 @@ def test_the_game_clock_can_start_at_the_games_own_zero():
         view.add(first)
     assert own.view()["log"][0]["clock"] == "0:00.0"
     assert zero.view()["log"][0]["clock"] == clock(first.t) != "0:00.0"
+
+
+def test_a_correction_is_said_in_words_whether_the_camera_misread_the_card_or_missed_it():
+    # A host's correction of a misread card, and of a lay the camera never saw (`was` None):
+    # both are said, the second without a card read (it once failed the demo's log).
+    from referee.rulings import Corrected
+
+    misread = Corrected(9_000_000, 4_500_000, parse_card("7H"), parse_card("7S"), 2)
+    missed = Corrected(9_000_000, 4_500_000, parse_card("7H"), None, 2)
+    assert say(misread, ["Ann", "Bob"]).startswith("corrected: the card read as 7♠ at 0:04.500 was misread")
+    assert say(missed, ["Ann", "Bob"]) == (
+        "corrected: the camera missed a card laid at 0:04.500, 7♥: the rulings since are judged again"
+    )
