@@ -3,8 +3,8 @@
 `tests/test_script_records.py` checks that the new reader accepts, reads and words the
 errors of every line exactly as this one does. Not imported by the referee.
 
-Copied from referee/script.py (parse_game, parse_event, read_script, adjudicate), referee/
-questions.py (take) and referee/cli.py (cmd_adjudicate) as they were; only the imports
+Copied from referee/rules/script.py (parse_game, parse_event, read_script, adjudicate), referee/
+questions.py (take) and referee/cli/main.py (cmd_adjudicate) as they were; only the imports
 changed, so that the classes a caller sees (ScriptError, GameSpec, the events) are the
 referee's own.
 """
@@ -18,17 +18,17 @@ from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
 from referee.cards import CardError, parse_card
-from referee.cli import EXIT_OK, _open_input
-from referee.engine import IllegalEvent, SetupError
+from referee.cli.main import EXIT_OK, _open_input
 from referee.errors import UserError, show_json
-from referee.events import Event, Lay, Named, Snap, Unread, Wait
-from referee.options import OptionError
-from referee.player_names import check_names
-from referee.presets import UnknownPreset
-from referee.questions import NEVER_NAMED, Item, Judging, NothingToName, _answer, _remember, _take, end
-from referee.rulings import Ruling
-from referee.script import GameSpec, ScriptError
-from referee.table import State
+from referee.rules.engine import IllegalEvent, SetupError
+from referee.rules.events import Event, Lay, Named, Snap, Unread, Wait
+from referee.rules.options import OptionError
+from referee.rules.player_names import check_names
+from referee.rules.presets import UnknownPreset
+from referee.rules.questions import NEVER_NAMED, Item, Judging, NothingToName, _answer, _remember, _take, end
+from referee.rules.rulings import Ruling
+from referee.rules.script import GameSpec, ScriptError
+from referee.rules.state import State
 
 GAME_KEYS = frozenset({"players", "rules", "options", "deck", "hand_sizes"})
 EVENT_KEYS = {

@@ -41,11 +41,11 @@ GOAL_RATIO = 3.0  # issue 20: at least three times the old reader's lines per se
 
 def child(which: str, path: str) -> int:
     """One timed run in this (fresh) process; prints its figures as JSON."""
-    from referee import cli
+    from referee.cli import main as cli
 
     if which == "engine":
-        from referee.engine import step
-        from referee.script import read_script
+        from referee.rules.engine import step
+        from referee.rules.script import read_script
 
         with open(path, "rb") as f:
             items = [item for _, item in read_script(f, path)]
@@ -85,7 +85,7 @@ def spawn(which: str, path: Path) -> tuple[dict[str, float], float]:
 def output_of(which: str, path: Path) -> bytes:
     """The rulings a reader writes for the script (through the same command path)."""
     code = (
-        "import sys; sys.path.insert(0, sys.argv[1]); from referee import cli; "
+        "import sys; sys.path.insert(0, sys.argv[1]); from referee.cli import main as cli; "
         + (
             "import _old_script_reader as m; run = m.cmd_adjudicate; "
             if which == "old"

@@ -30,10 +30,10 @@ from calibration.steps_buttons import ButtonsStep, free_pins
 from calibration.steps_camera import CameraStep, drive
 from calibration.steps_deck import DeckStep
 from calibration.steps_seats import SeatsStep
-from calibration.wiring import default_wiring
 from calibration.wizard import drive_sim
 from hardware.camera_controls import NoControls
-from referee.recognise import Recogniser
+from referee.live.wiring import default_wiring
+from referee.vision.recogniser import Recogniser
 
 
 class _Camera:

@@ -38,7 +38,7 @@ def main() -> None:
             start = time.perf_counter()
             outcomes = kills(folder, mode, args.kills, 3000 + n)
             print(f"{_report(mode, outcomes)} ({time.perf_counter() - start:.0f} s)")
-        from referee.journal import Journal
+        from referee.live.journal import Journal
 
         pristine = root / "pristine"
         spec, lines = _lines()

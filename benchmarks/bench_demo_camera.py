@@ -53,8 +53,8 @@ class Game:
 def play(preset: str, seed: int, players: int) -> Game:
     import cv2
 
-    from referee.bots import VirtualTable
-    from referee.demo_table import CameraStage, DemoTable
+    from referee.sim.bots import VirtualTable
+    from referee.sim.demo_table import CameraStage, DemoTable
 
     cv2.setNumThreads(1)
     truth = None

@@ -42,12 +42,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.cards import Card, deck
-from referee.engine import MAX_PLAYERS, MIN_PLAYERS, Celtic, step
-from referee.events import Event, Lay, Snap, Wait
-from referee.presets import PRESETS, rules_for
-from referee.rulings import Burned, Laid, Ruling, SeatOut, StackWon, TakeBack
-from referee.script import GameSpec, adjudicate, event_to_json
-from referee.table import Hold, State
+from referee.rules.engine import MAX_PLAYERS, MIN_PLAYERS, Celtic, step
+from referee.rules.events import Event, Lay, Snap, Wait
+from referee.rules.presets import PRESETS, rules_for
+from referee.rules.rulings import Burned, Laid, Ruling, SeatOut, StackWon, TakeBack
+from referee.rules.script import GameSpec, adjudicate, event_to_json
+from referee.rules.state import Hold, State
 
 MS = 1000  # microseconds
 START_US = 1_000_000

@@ -40,12 +40,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import heldout_scenes as hs
 
 from hardware.camera import Frame
-from referee import card_index
-from referee.card_themes import available_themes
 from referee.cards import JOKER_CODE
-from referee.index_model import GlyphNet, load_model
-from referee.recognise import Profile, Reading, Recogniser
-from referee.watcher import PileWatcher, WatchAsk, WatchLay
+from referee.sim.card_themes import available_themes
+from referee.vision import index as card_index
+from referee.vision.index_model import GlyphNet, load_model
+from referee.vision.recogniser import Profile, Reading, Recogniser
+from referee.vision.watcher import PileWatcher, WatchAsk, WatchLay
 
 ROOT = Path(__file__).resolve().parent.parent
 # The themes the shipped model holds out, but which were used to design and tune the recogniser

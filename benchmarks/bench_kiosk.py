@@ -32,10 +32,10 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from referee.bots import VirtualTable
-from referee.kiosk import KioskHub, make_app
-from referee.kiosk_server import KioskServer
-from referee.kiosk_view import TableView
+from referee.kiosk.app import KioskHub, make_app
+from referee.kiosk.server import KioskServer
+from referee.kiosk.view import TableView
+from referee.sim.bots import VirtualTable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.conftest import CHROMIUM, CHROMIUM_ARGS

@@ -24,11 +24,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hardware.buttons import Edge
-from referee.bots import VirtualTable
 from referee.cards import parse_card
-from referee.engine import finish, step
-from referee.events import Event, Lay, Snap
-from referee.loop import FAR_FUTURE, TableLoop
+from referee.live.loop import FAR_FUTURE, TableLoop
+from referee.rules.engine import finish, step
+from referee.rules.events import Event, Lay, Snap
+from referee.sim.bots import VirtualTable
 
 
 def games(count: int, players: int) -> list[tuple[VirtualTable, list[Event]]]:
@@ -79,7 +79,7 @@ def press_to_signal(presses: int) -> list[float]:
     from hardware.clock import MonotonicClock
     from hardware.pins import VirtualFactory
     from hardware.signals import SignalPlayer, TableSignals
-    from referee.announcer import Announcer
+    from referee.rules.announcer import Announcer
 
     clock = MonotonicClock()
     factory = VirtualFactory(clock)

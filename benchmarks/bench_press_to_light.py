@@ -63,16 +63,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import referee.demo_table as demo_table
+import referee.sim.demo_table as demo_table
 from hardware.clock import VirtualClock
 from hardware.usb_buttons import TICK_US, USB_RESOLUTION_US, UsbButtons, UsbDevice
 from hardware.usb_double import DoubleSystem
-from referee.bots import VirtualTable
 from referee.cards import Card
-from referee.demo_table import CALLBACK_LAG_US, CameraStage, DemoTable, LayQueue
-from referee.events import Lay, Snap
-from referee.loop import EventError
-from referee.rulings import Ruling, StackWon
+from referee.live.loop import EventError
+from referee.rules.events import Lay, Snap
+from referee.rules.rulings import Ruling, StackWon
+from referee.sim.bots import VirtualTable
+from referee.sim.demo_table import CALLBACK_LAG_US, CameraStage, DemoTable, LayQueue
 
 
 class InstantLays(LayQueue):

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from referee.clip_store import ClipRecorder, ClipStore, encode_frame, write_file
-from referee.clips import ReplaySettings
-from referee.rulings import StackWon
+from referee.live.clip_store import ClipRecorder, ClipStore, encode_frame, write_file
+from referee.rules.clips import ReplaySettings
+from referee.rules.rulings import StackWon
 
 
 def coding() -> None:

@@ -29,9 +29,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from referee.bots import VirtualTable  # noqa: E402
-from referee.journal import Journal  # noqa: E402
-from referee.script import event_to_json  # noqa: E402
+from referee.live.journal import Journal  # noqa: E402
+from referee.rules.script import event_to_json  # noqa: E402
+from referee.sim.bots import VirtualTable  # noqa: E402
 
 
 def game_script(seed: int = 3) -> tuple[str, list[dict]]:
@@ -73,9 +73,9 @@ def end_to_end(text: str, folder: Path) -> None:
     )
     n = len(text.splitlines()) - 1
     runs = {
-        "referee adjudicate": [sys.executable, "-m", "referee.cli", "adjudicate", str(script)],
+        "referee adjudicate": [sys.executable, "-m", "referee.cli.main", "adjudicate", str(script)],
         "referee run --at-once (journaled)": [
-            *(sys.executable, "-m", "referee.cli", "run", "--config", str(config)),
+            *(sys.executable, "-m", "referee.cli.main", "run", "--config", str(config)),
             *("--lays-from", str(script), "--at-once", "--new-game"),
         ],
     }
@@ -98,7 +98,7 @@ def start_to_ready(folder: Path, starts: int) -> None:
     import numpy as np
 
     from referee.cards import parse_card
-    from referee.render import render_lay_sequence
+    from referee.sim.render import render_lay_sequence
 
     frames, _ = render_lay_sequence([parse_card("7H")], [0], {0: "bottom"}, np.random.default_rng(1))
     clip = folder / "clip"
@@ -126,7 +126,16 @@ def start_to_ready(folder: Path, starts: int) -> None:
             env = {**os.environ, "NOTIFY_SOCKET": str(path)}
             start = time.perf_counter()
             proc = subprocess.Popen(
-                [sys.executable, "-m", "referee.cli", "run", "--config", str(config), "--new-game", *extra],
+                [
+                    sys.executable,
+                    "-m",
+                    "referee.cli.main",
+                    "run",
+                    "--config",
+                    str(config),
+                    "--new-game",
+                    *extra,
+                ],
                 cwd=ROOT,
                 env=env,
                 stdout=subprocess.DEVNULL,

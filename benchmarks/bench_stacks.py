@@ -8,7 +8,7 @@
 decodes the same pixels), then each stack (pip's OpenCV, Debian bookworm's, trixie's) reads
 them and writes DIR/readings-NAME.json. The frames: the held-out scene generator's piles of
 never-tuned decks (benchmarks/heldout_scenes.py) and piles of the project's own card styles
-(referee/render.py). About a minute per stack on 2 cores. Plain script: prints figures,
+(referee/sim/render.py). About a minute per stack on 2 cores. Plain script: prints figures,
 asserts nothing.
 """
 
@@ -31,8 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import heldout_scenes as hs
 
 from referee.cards import deck
-from referee.recognise import Recogniser
-from referee.render import Placement, render_pile
+from referee.sim.render import Placement, render_pile
+from referee.vision.recogniser import Recogniser
 
 HELDOUT_DECKS = ("anglo", "tango", "paris", "stroke_sans")
 TABLES = ("green_cloth", "wood", "dark", "light", "patterned")

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_table_camera.py          (about 4 minutes)
 
-The table events are a bot game's (`referee.bots.VirtualTable`), turned into lays and takes as
+The table events are a bot game's (`referee.sim.bots.VirtualTable`), turned into lays and takes as
 the demo's table turns them (each lay by the seat the referee ruled laid it, each won stack
 swept off 0.3 to 0.7 s after the win), told to a `TableCamera` at their own times, the frames
 pulled with `frames_ready` as a simulation that learns its events as they happen pulls them.
@@ -31,15 +31,15 @@ import cv2
 import numpy as np
 
 from hardware.camera import Frame
-from referee.bots import VirtualTable
-from referee.card_themes import available_themes, theme_cards
 from referee.cards import Card
-from referee.demo_table import PICKUP_US
-from referee.events import Lay
-from referee.recognise import Recogniser
-from referee.rulings import Laid, StackWon
-from referee.table_camera import TableCamera, frame_at_or_after, frame_time
-from referee.watcher import PileWatcher, WatchEvent, WatchLay
+from referee.rules.events import Lay
+from referee.rules.rulings import Laid, StackWon
+from referee.sim.bots import VirtualTable
+from referee.sim.card_themes import available_themes, theme_cards
+from referee.sim.demo_table import PICKUP_US
+from referee.sim.table_camera import TableCamera, frame_at_or_after, frame_time
+from referee.vision.recogniser import Recogniser
+from referee.vision.watcher import PileWatcher, WatchEvent, WatchLay
 
 SIZES = (((640, 480), 140), ((480, 360), 105), ((320, 240), 70))
 THEME = "anglo"

@@ -34,11 +34,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from hardware.clock import MonotonicClock  # noqa: E402
-from referee.bots import VirtualTable  # noqa: E402
-from referee.demo_table import DemoTable  # noqa: E402
-from referee.kiosk import KioskHub, make_app  # noqa: E402
-from referee.kiosk_server import KioskServer  # noqa: E402
-from referee.kiosk_view import TableView  # noqa: E402
+from referee.kiosk.app import KioskHub, make_app  # noqa: E402
+from referee.kiosk.server import KioskServer  # noqa: E402
+from referee.kiosk.view import TableView  # noqa: E402
+from referee.sim.bots import VirtualTable  # noqa: E402
+from referee.sim.demo_table import DemoTable  # noqa: E402
 
 # The viewers: asyncio streams reading Server-Sent Events, each from its own loopback address;
 # on stdin's end they print, per viewer, the versions they got and when (time.time()).

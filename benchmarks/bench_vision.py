@@ -30,11 +30,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from naive_detector import NaiveDetector
 
 from hardware.camera import Frame
-from referee.card_themes import available_themes, theme_cards
 from referee.cards import deck
-from referee.recognise import Profile, Recogniser
-from referee.render import STYLES, Placement, render_lay_sequence, render_pile
-from referee.watcher import PileWatcher, WatchLay
+from referee.sim.card_themes import available_themes, theme_cards
+from referee.sim.render import STYLES, Placement, render_lay_sequence, render_pile
+from referee.vision.recogniser import Profile, Recogniser
+from referee.vision.watcher import PileWatcher, WatchLay
 
 TABLES = ("green_cloth", "wood", "dark", "light", "patterned")
 THEMES = ("anglo", "tango", "simplistic", "paris", "bellot", "neoclassical")

@@ -24,8 +24,8 @@ import numpy as np
 
 from hardware.camera import Frame
 from referee.cards import deck
-from referee.render import render_lay_sequence
-from referee.watcher import PileWatcher
+from referee.sim.render import render_lay_sequence
+from referee.vision.watcher import PileWatcher
 
 FPS = 30.0
 SIDE_OF_SEAT = {0: "bottom", 1: "left", 2: "top", 3: "right"}

@@ -124,7 +124,7 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
 
 def run_main(argv: list[str], limit_s: float) -> tuple[str, int | None, str]:
     """("ok" | "traceback" | "hang", status, stderr) of `referee ARGV` run in this process."""
-    from referee.cli import main
+    from referee.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
 
@@ -155,7 +155,7 @@ class Fuzzer:
         self.work = work
         self.seed = seed
         self.scripts = [p.read_bytes() for p in SCRIPT_SEEDS]
-        self.wiring = (ROOT / "calibration" / "wiring.default.toml").read_bytes()
+        self.wiring = (ROOT / "referee" / "data" / "wiring.default.toml").read_bytes()
         self._journal: bytes | None = None
         self._images: list[bytes] | None = None
 
@@ -252,7 +252,7 @@ class Fuzzer:
             import cv2
 
             from referee.cards import parse_card
-            from referee.render import draw_card
+            from referee.sim.render import draw_card
 
             card, _ = draw_card(parse_card("7H"), 120)
             self._images = [cv2.imencode(ext, card)[1].tobytes() for ext in (".png", ".jpg")]

@@ -1,7 +1,7 @@
 """An independent scene generator for grading the card recogniser (issue 18).
 
 Written from first principles with numpy and OpenCV, without reading the project's own
-renderer (referee/render.py), its table camera, the calibration simulator or the index
+renderer (referee/sim/render.py), its table camera, the calibration simulator or the index
 model's training damage: the generator that tunes must not be the generator that grades.
 
 A scene is a pile of cards on a table plane, seen by a camera tilted up to 25 degrees,
@@ -10,7 +10,7 @@ lamp's arm), with the camera's white balance, defocus or motion blur, shot and r
 and JPEG. Its truth is the top card's code and its four corners in the image, in the
 card's own order (the corner with the upright index first, then clockwise).
 
-Decks: Debian's gnome-cards-data themes (`referee.card_themes`), and three decks drawn
+Decks: Debian's gnome-cards-data themes (`referee.sim.card_themes`), and three decks drawn
 here with a stroke font and pips of its own (every font on this machine, and OpenCV's
 Hershey fonts, are in the index model's training set, so none of them is used):
 `stroke_sans` (thin clean sans-serif indices), `stroke_bold` (very large bold indices,
@@ -25,8 +25,8 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from referee.card_themes import theme_cards
 from referee.cards import JOKER_CODE, RANKS, SUITS
+from referee.sim.card_themes import theme_cards
 
 ASPECT = 1.4  # a poker card's length for its width (63 x 88 mm)
 FRAME = (1280, 720)

@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from referee.cards import RANKS, SUITS, parse_card
-from referee.render import STYLES, draw_card
+from referee.sim.render import STYLES, draw_card
 
 CARD_W, CARD_H = 200, 300
 CORNER_W, CORNER_H = 32, 84

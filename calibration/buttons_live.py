@@ -26,9 +26,9 @@ from hardware.buttons import Edge, SnapButtons
 from hardware.clock import Clock
 from hardware.signals import TableSignals
 from referee.errors import UserError
+from referee.live.wiring import Wiring
 
 from .steps_buttons import ButtonsResult, ButtonsStep
-from .wiring import Wiring
 
 TICK_US = 100_000  # the step decides presses 100 ms after them, and times out waits
 Item = Edge | str  # what the inbox holds: an edge of a candidate pin, or an answer

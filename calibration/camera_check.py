@@ -20,7 +20,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from referee.card_outline import change_outline, find_top_card, order_quad, side_lengths
+from referee.vision.outline import change_outline, find_top_card, order_quad, side_lengths
 
 # Edge blur: a step of at least STEP_CONTRAST grey levels within EDGE_REACH px either side.
 STEP_CONTRAST = 40

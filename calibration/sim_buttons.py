@@ -17,9 +17,9 @@ from typing import Any
 from hardware.clock import VirtualClock
 from hardware.pins import VirtualFactory
 from hardware.signals import TableSignals
+from referee.live.wiring import Wiring
 
 from .steps_buttons import ANSWER, PRESS, ButtonsStep
-from .wiring import Wiring
 
 REACT_US = (400_000, 1_200_000)
 TICK_US = 100_000

@@ -1,7 +1,7 @@
 """The simulated table for `referee calibrate --sim`: a person who does what the wizard asks.
 
 They lay the card asked for (now and then a wrong one), at a human pace, pick it up when
-told, and answer yes. The table camera (`referee.table_camera`) renders what they do, so
+told, and answer yes. The table camera (`referee.sim.table_camera`) renders what they do, so
 every step is driven through real frames, the pile watcher and the recogniser.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from referee.cards import SUITED
-from referee.table_camera import TableCamera
+from referee.sim.table_camera import TableCamera
 
 LAY_S = (1.2, 2.5)  # from the prompt to the card at rest: reading it, finding the card, laying it
 PICK_UP_S = (0.6, 1.2)

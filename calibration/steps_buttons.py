@@ -43,9 +43,9 @@ from typing import Any, NamedTuple
 from hardware.buttons import ButtonTrouble, Debouncer, Edge, Press
 from hardware.usb_buttons import key_name
 from referee.errors import UserError
+from referee.live.wiring import GPIO_PINS, PHYSICAL_PIN, SeatWiring, Wiring
 
 from .bounce import BounceStats, bounce_stats
-from .wiring import GPIO_PINS, PHYSICAL_PIN, SeatWiring, Wiring
 
 PRESSES_PER_SEAT = 3  # the first maps the button; all three give its bounce statistics
 PRESS_TIMEOUT_US = 20_000_000

@@ -42,8 +42,8 @@ import numpy as np
 
 from referee.cards import SUITED, Card, parse_card
 from referee.errors import UserError
-from referee.recognise import Profile, Recogniser
-from referee.watcher import PileWatcher, WatchAsk, WatchLay
+from referee.vision.recogniser import Profile, Recogniser
+from referee.vision.watcher import PileWatcher, WatchAsk, WatchLay
 
 from .steps import Prompt
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.watcher import EDGES, PileWatcher, WatchAsk, WatchLay
+from referee.vision.watcher import EDGES, PileWatcher, WatchAsk, WatchLay
 
 from .steps import Prompt
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .wiring import GROUND_PINS, PHYSICAL_PIN, Wiring
+from referee.live.wiring import GROUND_PINS, PHYSICAL_PIN, Wiring
 
 ROW = 1.9  # schemdraw units between two pins' rows: room for a label above each part
 PART_X = 1.0  # from a pin to its part

@@ -18,9 +18,8 @@ from typing import Any, Protocol
 from hardware.camera import CameraLost
 from hardware.clock import VirtualClock
 from referee.errors import UserError
-
-from . import profile as table_profile
-from .profile import TableProfile
+from referee.vision import profile as table_profile
+from referee.vision.profile import TableProfile
 
 Show = Callable[[Any], None]  # shows a prompt (the terminal prints its text; tests collect them)
 

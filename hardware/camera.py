@@ -75,7 +75,7 @@ class _Source:
 
 class FrameListSource(_Source):
     """Frames already in memory, as `(t_us, image)`: the simulator's renderer
-    (`referee.render.render_lay_sequence`) seen through the camera's interface."""
+    (`referee.sim.render.render_lay_sequence`) seen through the camera's interface."""
 
     def __init__(self, frames: Iterable[tuple[int, np.ndarray]], name: str = "simulator") -> None:
         self.name = name

@@ -25,7 +25,7 @@ the reader drains the queue itself, and `poll()` says when it is empty:
 
 The line request holds only the buttons' lines; the LEDs and the buzzer stay on gpiozero
 (lgpio requests its own lines on the same chip), so the two never claim the same line as
-long as the wiring gives each part its own pin (calibration/wiring.py checks that). A line
+long as the wiring gives each part its own pin (referee/live/wiring.py checks that). A line
 another program holds, a chip that is not there or not ours to open: a `GpioError`, one
 line naming it. A read that fails mid-game is said in one line, the buttons' presses are
 paused, and the lines are asked for again every `RETRY_US` (as a USB device unplugged).

@@ -1,7 +1,7 @@
 """The referee's voice on the table: seat LEDs, a status LED and a buzzer.
 
 `TableSignals` owns the gpiozero devices and sets one target at a time.
-`SignalPlayer` plays a `referee.announcer.Announcer` on them: live, from a
+`SignalPlayer` plays a `referee.rules.announcer.Announcer` on them: live, from a
 daemon thread that sleeps until the next cue (on a `VirtualClock`, until the
 clock gets there), or, in tests, synchronously on a `VirtualClock` with `run_until`.
 """
@@ -16,8 +16,8 @@ from typing import Any
 from gpiozero import PWMLED, RGBLED, Buzzer, TonalBuzzer
 from gpiozero.tones import Tone
 
-from referee.announcer import Announcer, Target, Value
-from referee.rulings import Ruling
+from referee.rules.announcer import Announcer, Target, Value
+from referee.rules.rulings import Ruling
 
 from .clock import Clock
 
@@ -70,7 +70,7 @@ class TableSignals:
 
     @classmethod
     def from_wiring(cls, wiring: Any, pin_factory: Any = None) -> TableSignals:
-        """The signals a wiring config (calibration.wiring.Wiring) describes."""
+        """The signals a wiring config (referee.live.wiring.Wiring) describes."""
         status, buzzer = wiring.status, wiring.buzzer
         return cls(
             [seat.led for seat in wiring.seats],

@@ -1,13 +1,13 @@
 """`referee` and `python -m referee`: SIGTERM and SIGINT are taken as a stop request from the
 first line the referee runs (see stopping.py), before the command line's own imports."""
 
-from referee.stopping import stop_request
+from referee.live.stopping import stop_request
 
 stop_request.install()
 
 
 def main() -> int:
-    from referee.cli import main as cli_main
+    from referee.cli.main import main as cli_main
 
     return cli_main()
 

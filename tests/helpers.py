@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from referee.pipeline import adjudicate_pipeline
-from referee.script import ScriptError, adjudicate
+from referee.rules.script import ScriptError, adjudicate
+from referee.sim.pipeline import adjudicate_pipeline
 
 PLAYERS = ["Ann", "Bob", "Cy"]
 
@@ -87,7 +87,7 @@ def power_cut(folder: Any, keep: int, game: int = 1) -> None:
     """The journal in `folder` as a power cut after game `game`'s event `keep - 1` leaves it: the
     later events never committed, the game still open, the sidecar record saying as much (its
     rulings all told). Through the journal's own writer, so the rows' checksums hold."""
-    from referee.journal import OPEN, Journal, Last
+    from referee.live.journal import OPEN, Journal, Last
 
     with Journal.open(folder) as journal:
         db = journal._db

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sys
 
-from referee.stopping import stop_request
+from referee.live.stopping import stop_request
 
 stop_request.install()
 
@@ -46,7 +46,7 @@ signals.TableSignals.close = _close  # type: ignore[method-assign]
 
 
 def main() -> int:
-    from referee.cli import main as cli_main
+    from referee.cli.main import main as cli_main
 
     code = cli_main(sys.argv[2:])
     reserved = [

@@ -5,8 +5,8 @@ import stat
 
 import pytest
 
-from referee.admin_token import load_or_create_token, read_token
 from referee.errors import UserError
+from referee.kiosk.token import load_or_create_token, read_token
 
 
 def test_the_first_start_makes_a_token_only_its_owner_can_read(tmp_path):

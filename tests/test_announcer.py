@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from hardware.clock import VirtualClock
 from hardware.pins import VirtualFactory
 from hardware.signals import SignalPlayer, TableSignals
-from referee.announcer import (
+from referee.cards import parse_card
+from referee.rules.announcer import (
     AMBER,
     BASE,
     GREEN,
@@ -34,10 +35,9 @@ from referee.announcer import (
     snap_ignored,
     stack_won,
 )
-from referee.bots import VirtualTable
-from referee.cards import parse_card
-from referee.rulings import GameWon, Laid, PenaltiesLifted, Penalty, SnapIgnored, StackWon
-from referee.script import adjudicate
+from referee.rules.rulings import GameWon, Laid, PenaltiesLifted, Penalty, SnapIgnored, StackWon
+from referee.rules.script import adjudicate
+from referee.sim.bots import VirtualTable
 
 MS = 1000
 S = 1_000_000

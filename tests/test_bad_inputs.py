@@ -19,8 +19,8 @@ import cv2
 import pytest
 
 from referee.cards import parse_card
-from referee.cli import main
-from referee.render import draw_card
+from referee.cli.main import main
+from referee.sim.render import draw_card
 
 from .helpers import table_config as config
 from .test_image_files import _png_header

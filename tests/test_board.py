@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from calibration.wiring import WiringError, default_wiring, parse_wiring
 from hardware.board import (
     PORTABLE_PWM_PINS,
     QUIET_OUTPUT_PINS,
@@ -29,7 +28,8 @@ from hardware.gpio_double import DoubleGpio
 from hardware.pins import VirtualFactory
 from hardware.signals import TableSignals
 from hardware.usb_double import DoubleSystem
-from referee import hwtest
+from referee.cli import hwtest
+from referee.live.wiring import WiringError, default_wiring, parse_wiring
 
 PI5 = board_from_model("Raspberry Pi 5 Model B Rev 1.0")
 PI4 = board_from_model("Raspberry Pi 4 Model B Rev 1.4")

@@ -15,9 +15,9 @@ import pytest
 
 from calibration import optics
 from calibration.optics import CAMERAS, Camera, card_px, height_for, hfov_from_diagonal, view_mm
-from calibration.wiring import DEFAULT_PATH, default_wiring, load_wiring, parse_wiring
 from calibration.wiring_picture import draw_wiring, rows
-from referee.cli import main
+from referee.cli.main import main
+from referee.live.wiring import DEFAULT_PATH, default_wiring, load_wiring, parse_wiring
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))

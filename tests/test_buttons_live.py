@@ -18,10 +18,10 @@ from calibration.buttons_live import (
     run_buttons_at_table,
 )
 from calibration.steps_buttons import ANSWER, PRESS, PRESS_TIMEOUT_US, ButtonsStep, free_pins
-from calibration.wiring import default_wiring
 from hardware.clock import VirtualClock
 from hardware.pins import VirtualFactory, VirtualPWMPin
 from hardware.signals import TableSignals
+from referee.live.wiring import default_wiring
 
 REACT_US = 700_000
 

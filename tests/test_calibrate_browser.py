@@ -18,10 +18,10 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.profile import TableProfile, load, partial_path, save
 from calibration.wizard_view import prompt_view
-from referee.calibrate_kiosk import BackgroundWizard, Holds, WizardHub, make_wizard_app
-from referee.kiosk_server import KioskServer
+from referee.cli.calibrate_kiosk import BackgroundWizard, Holds, WizardHub, make_wizard_app
+from referee.kiosk.server import KioskServer
+from referee.vision.profile import TableProfile, load, partial_path, save
 from tests.conftest import ARTIFACTS, wait_for
 from tests.test_kiosk import race_hub
 from tests.test_kiosk_browser import SIZES, serve

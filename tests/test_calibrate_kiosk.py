@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 from starlette.testclient import TestClient
 
-from calibration.profile import load, partial_path
 from calibration.steps import Prompt
 from calibration.steps_buttons import ButtonsStep
-from calibration.wiring import default_wiring
-from referee.calibrate_kiosk import BackgroundWizard, Holds, WizardHub, make_wizard_app
-from referee.cli import main
+from referee.cli.calibrate_kiosk import BackgroundWizard, Holds, WizardHub, make_wizard_app
+from referee.cli.main import main
+from referee.live.wiring import default_wiring
+from referee.vision.profile import load, partial_path
 
 WAIT_S = 60.0  # what any wait may take before the test fails; none comes near it
 

@@ -352,7 +352,7 @@ def test_the_real_pi_camera_delivers_stamped_frames():
 def test_the_simulators_frames_come_through_the_camera_interface():
     from hardware.camera import FrameListSource
     from referee.cards import parse_card
-    from referee.render import render_lay_sequence
+    from referee.sim.render import render_lay_sequence
 
     rng = np.random.default_rng(7)
     cards = [parse_card(code) for code in ("7H", "QS")]

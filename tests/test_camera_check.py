@@ -14,7 +14,7 @@ from calibration.camera_check import (
     verdict,
 )
 from referee.cards import parse_card
-from referee.render import TABLE_KINDS, Camera, Placement, compose, table_surface
+from referee.sim.render import TABLE_KINDS, Camera, Placement, compose, table_surface
 
 SIZE = (640, 480)
 

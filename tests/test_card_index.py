@@ -8,11 +8,12 @@ import cv2
 import numpy as np
 import pytest
 
-from referee import card_index, glyphs, render
-from referee.card_outline import WARP_SIZE
-from referee.card_themes import available_themes, theme_cards
 from referee.cards import deck, parse_card
-from referee.index_model import UNKNOWN
+from referee.sim import glyphs, render
+from referee.sim.card_themes import available_themes, theme_cards
+from referee.vision import index as card_index
+from referee.vision.index_model import UNKNOWN
+from referee.vision.outline import WARP_SIZE
 
 
 def upright(code: str) -> np.ndarray:

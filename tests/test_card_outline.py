@@ -10,8 +10,10 @@ import cv2
 import numpy as np
 import pytest
 
-from referee import render
-from referee.card_outline import (
+from referee.cards import parse_card
+from referee.sim import render
+from referee.sim.card_themes import available_themes, theme_cards
+from referee.vision.outline import (
     _ALONG,
     _LINES,
     _across,
@@ -24,8 +26,6 @@ from referee.card_outline import (
     order_quad,
     warp_card,
 )
-from referee.card_themes import available_themes, theme_cards
-from referee.cards import parse_card
 
 CAMERA = {"lighting": 0.3, "blur": 0.6, "noise": 3.0, "jpeg_quality": 85}
 

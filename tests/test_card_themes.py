@@ -10,9 +10,9 @@ import shutil
 import numpy as np
 import pytest
 
-from referee.card_themes import ThemeError, available_themes, export_theme, theme_cards
 from referee.cards import deck
-from referee.render import load_card_images
+from referee.sim.card_themes import ThemeError, available_themes, export_theme, theme_cards
+from referee.sim.render import load_card_images
 
 THEMES = ("anglo", "tango", "simplistic")
 HAVE_THEMES = set(THEMES) <= set(available_themes()) and shutil.which("rsvg-convert") is not None

@@ -30,10 +30,10 @@ from typing import IO
 
 import pytest
 
-from referee.bots import VirtualTable
-from referee.journal import OPEN, Journal
-from referee.replay import export
-from referee.script import event_to_json
+from referee.live.journal import OPEN, Journal
+from referee.live.replay import export
+from referee.rules.script import event_to_json
+from referee.sim.bots import VirtualTable
 from tests.helpers import service_config
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from referee.cli import main
+from referee.cli.main import main
 
 from .helpers import game, lay, snap, wait
 

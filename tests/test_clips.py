@@ -17,12 +17,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hardware.clock import VirtualClock
-from referee.bots import VirtualTable
 from referee.cards import parse_card
-from referee.clip_store import ClipRecorder, ClipStore, encode_frame, export_clips, replay_json, write_file
-from referee.clips import ClipCutter, FrameRing, ReplaySettings, Shot, timeline, to_drop, worthy
-from referee.events import Lay, Snap
-from referee.rulings import Laid, Penalty, SnapIgnored, StackWon
+from referee.live.clip_store import (
+    ClipRecorder,
+    ClipStore,
+    encode_frame,
+    export_clips,
+    replay_json,
+    write_file,
+)
+from referee.rules.clips import ClipCutter, FrameRing, ReplaySettings, Shot, timeline, to_drop, worthy
+from referee.rules.events import Lay, Snap
+from referee.rules.rulings import Laid, Penalty, SnapIgnored, StackWon
+from referee.sim.bots import VirtualTable
 
 FRAME_US = 33_333
 NAMES = ("Ann", "Bob", "Cy")
@@ -386,7 +393,7 @@ def test_export_refuses_a_bad_folder_or_a_game_without_clips_in_one_line(tmp_pat
 
 
 def test_the_config_sets_the_replay_and_the_clips_dir_defaults_to_the_data_dirs(tmp_path):
-    from referee.config import load_config
+    from referee.live.config import load_config
 
     path = tmp_path / "referee.toml"
     path.write_text('[table]\nplayers = ["Ann", "Bob"]\n[service]\ndata_dir = "data"\n')
@@ -414,7 +421,7 @@ def test_the_config_sets_the_replay_and_the_clips_dir_defaults_to_the_data_dirs(
     ],
 )
 def test_a_bad_replay_setting_is_one_line_naming_the_key(tmp_path, text, message):
-    from referee.config import ConfigError, load_config
+    from referee.live.config import ConfigError, load_config
 
     path = tmp_path / "referee.toml"
     path.write_text(f'[table]\nplayers = ["Ann", "Bob"]\n[replay]\n{text}\n')
@@ -431,7 +438,7 @@ def demo_dir(tmp_path_factory):
     """`referee demo` with its rendered camera: a short seeded game, its clips beside its journal."""
     import io
 
-    from referee.demo import run_demo
+    from referee.sim.demo import run_demo
     from tests.test_demo import demo_args
 
     folder = tmp_path_factory.mktemp("demo")
@@ -441,8 +448,8 @@ def demo_dir(tmp_path_factory):
 
 
 def test_the_demo_keeps_a_clip_of_every_dispute_from_its_rendered_camera(demo_dir):
-    from referee.journal import Journal
-    from referee.replay import export
+    from referee.live.journal import Journal
+    from referee.live.replay import export
 
     folder, said = demo_dir
     store = ClipStore(folder / "clips", 10**9)
@@ -461,7 +468,7 @@ def test_the_demo_keeps_a_clip_of_every_dispute_from_its_rendered_camera(demo_di
 
 
 def test_export_clips_from_the_command_line_and_its_mistakes_in_one_line(demo_dir, tmp_path, capsys):
-    from referee.cli import main
+    from referee.cli.main import main
 
     folder, _ = demo_dir
     out = tmp_path / "clips-of-1"
@@ -484,8 +491,8 @@ def test_export_clips_from_the_command_line_and_its_mistakes_in_one_line(demo_di
 def test_the_kiosk_serves_replays_read_only_without_a_token_and_marks_the_disputes_in_its_log(demo_dir):
     from starlette.testclient import TestClient
 
-    from referee.kiosk import KioskHub, make_app
-    from referee.kiosk_view import TableView
+    from referee.kiosk.app import KioskHub, make_app
+    from referee.kiosk.view import TableView
 
     folder, _ = demo_dir
     store = ClipStore(folder / "clips", 10**9)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.config import ConfigError, default_data_dir, load_config
+from referee.live.config import ConfigError, default_data_dir, load_config
 
 GOOD = """
 [table]
@@ -34,7 +34,7 @@ def _write(tmp_path: Path, text: str) -> Path:
 def _deck_profile(path: Path) -> Path:
     import numpy as np
 
-    from referee.recognise import Profile
+    from referee.vision.recogniser import Profile
 
     path.parent.mkdir(parents=True, exist_ok=True)
     Profile(np.zeros((1, 8, 8), np.float32), np.array(["QS"])).save(path)
@@ -119,7 +119,7 @@ def test_a_missing_file_is_one_line(tmp_path: Path) -> None:
 
 
 def _table_profile(path: Path, **parts) -> Path:
-    from calibration.profile import TableProfile, save
+    from referee.vision.profile import TableProfile, save
 
     profile = TableProfile()
     for step, part in parts.items():
@@ -133,7 +133,7 @@ CAMERA = {"pile_box": [1, 2, 3, 4], "card_px": 120.0, "exposure_us": 8000, "gain
 
 
 def test_the_table_profile_gives_the_seats_the_buttons_and_the_camera_locks(tmp_path: Path) -> None:
-    from calibration.wiring import default_wiring
+    from referee.live.wiring import default_wiring
 
     wiring = default_wiring(4)
     pins = list(wiring.buttons)
@@ -156,7 +156,7 @@ def test_the_table_profile_gives_the_seats_the_buttons_and_the_camera_locks(tmp_
 
 
 def test_the_wizards_profile_is_read_when_the_config_names_none(tmp_path: Path, monkeypatch) -> None:
-    from calibration.profile import default_profile_path
+    from referee.vision.profile import default_profile_path
 
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     players = '[table]\nplayers = ["A", "B", "C", "D"]\n'
@@ -178,7 +178,7 @@ def test_the_wizards_profile_is_read_when_the_config_names_none(tmp_path: Path, 
     ],
 )
 def test_a_profile_that_does_not_fit_the_table_is_one_line(tmp_path: Path, parts, players, message) -> None:
-    from calibration.wiring import default_wiring
+    from referee.live.wiring import default_wiring
 
     if parts.get("buttons") == "default4":
         parts = {"buttons": default_wiring(4).to_dict()}

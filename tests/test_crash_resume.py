@@ -32,9 +32,9 @@ from pathlib import Path
 
 import pytest
 
-from referee.bots import VirtualTable
-from referee.journal import OPEN, Journal
-from referee.script import adjudicate, event_to_json
+from referee.live.journal import OPEN, Journal
+from referee.rules.script import adjudicate, event_to_json
+from referee.sim.bots import VirtualTable
 from tests.helpers import service_config
 
 ROOT = Path(__file__).resolve().parent.parent

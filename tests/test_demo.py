@@ -6,11 +6,11 @@ import json
 import random
 
 from hardware.clock import VirtualClock
-from referee.bots import REACTION_MS, START_US, VirtualTable, make_bots
 from referee.cards import parse_card
-from referee.demo import Summary, describe, run_demo
-from referee.demo_table import DemoTable
-from referee.rulings import Laid, Penalty, SnapIgnored, StackWon
+from referee.rules.rulings import Laid, Penalty, SnapIgnored, StackWon
+from referee.sim.bots import REACTION_MS, START_US, VirtualTable, make_bots
+from referee.sim.demo import Summary, describe, run_demo
+from referee.sim.demo_table import DemoTable
 
 NAMES = ("Ann", "Bob", "Cy")
 
@@ -114,8 +114,8 @@ def test_log_lines_say_what_happened():
 
 
 def test_a_demo_interrupted_mid_game_resumes_from_its_journal_to_the_same_end(tmp_path):
-    from referee.journal import Journal
-    from referee.replay import export
+    from referee.live.journal import Journal
+    from referee.live.replay import export
 
     from .helpers import power_cut
 
@@ -134,7 +134,7 @@ def test_a_demo_interrupted_mid_game_resumes_from_its_journal_to_the_same_end(tm
 
 
 def test_forever_deals_again_after_each_win_each_game_journaled(tmp_path):
-    from referee.journal import Journal
+    from referee.live.journal import Journal
 
     out = io.StringIO()
     assert run_demo(demo_args(forever=True, data_dir=str(tmp_path)), out, rounds=3) == 0
@@ -146,7 +146,7 @@ def test_forever_deals_again_after_each_win_each_game_journaled(tmp_path):
 
 
 def test_the_terminal_shows_the_lights_and_the_buzzer_as_the_table_sets_them():
-    from referee.demo import Lights
+    from referee.sim.demo import Lights
 
     lights = Lights(NAMES)
     sink = lights.on_change(None)
@@ -163,7 +163,7 @@ def test_the_terminal_shows_the_lights_and_the_buzzer_as_the_table_sets_them():
 def test_through_the_camera_the_referee_sees_every_card_and_rules_as_the_table_played():
     """The table camera renders the game, the pile watcher and the recogniser read it: the
     rulings are the game's own, but for times on the camera's frame grid."""
-    from referee.demo_table import CameraStage
+    from referee.sim.demo_table import CameraStage
 
     def strip(ruling):
         return {k: v for k, v in ruling.to_json().items() if k != "t"}
@@ -186,7 +186,7 @@ def test_through_the_camera_cards_asked_and_misread_are_named_by_the_host_and_th
     from types import SimpleNamespace
 
     from referee.cards import parse_card
-    from referee.demo_table import CameraStage
+    from referee.sim.demo_table import CameraStage
 
     from .test_questions import told
 
@@ -227,7 +227,7 @@ def test_through_the_camera_cards_asked_and_misread_are_named_by_the_host_and_th
 
 
 def test_without_a_seed_each_run_deals_anew_and_prints_the_seed_to_play_it_again(tmp_path):
-    from referee.demo import fresh_seed
+    from referee.sim.demo import fresh_seed
 
     assert len({fresh_seed() for _ in range(50)}) > 1 and all(1 <= fresh_seed() <= 99_999 for _ in range(50))
     drawn, given = io.StringIO(), io.StringIO()
@@ -244,7 +244,7 @@ def test_without_a_seed_each_run_deals_anew_and_prints_the_seed_to_play_it_again
 
 
 def test_a_script_without_a_seed_says_its_seed_aside(capsys):
-    from referee.cli import main
+    from referee.cli.main import main
 
     assert main(["demo", "--script", "--players", "2", "--cap", "3"]) == 1
     out, err = capsys.readouterr()
@@ -255,7 +255,7 @@ def test_a_script_without_a_seed_says_its_seed_aside(capsys):
 
 
 def test_a_stopped_game_resumes_with_its_own_seed_when_none_is_given(tmp_path):
-    from referee.journal import Journal
+    from referee.live.journal import Journal
 
     from .helpers import power_cut
 
@@ -276,7 +276,7 @@ class StopWhenLingering:
     has read the page's state (the server still serving it)."""
 
     def __init__(self, look):
-        from referee.stopping import StopRequest
+        from referee.live.stopping import StopRequest
 
         self.request = StopRequest()
         self.look = look
@@ -296,7 +296,7 @@ def test_the_winner_screen_stays_served_until_ctrl_c_which_says_what_was_kept(tm
     import json
     import urllib.request
 
-    from referee import demo
+    from referee.sim import demo
 
     served = {}
     real = demo._kiosk
@@ -355,8 +355,8 @@ def test_no_linger_without_a_terminal_and_none_when_asked(tmp_path):
 def test_the_demos_games_are_listed_with_local_time_duration_lays_and_winner(capsys):
     from datetime import timedelta, timezone
 
-    from referee.cli import main
-    from referee.service_cli import _game_line
+    from referee.cli.main import main
+    from referee.cli.service import _game_line
 
     assert main(["games"]) == 2  # no journal for `referee run` here ...
     assert "no journal here" in capsys.readouterr().err
@@ -406,7 +406,7 @@ def test_linger_for_some_seconds_then_the_demo_ends_and_a_negative_one_is_one_li
     import subprocess
     from pathlib import Path
 
-    from referee.cli import main
+    from referee.cli.main import main
 
     out = io.StringIO()
     args = demo_args(headless=False, linger=0.01, data_dir=str(tmp_path), seed=2, cap=30)
@@ -437,7 +437,7 @@ def test_linger_for_some_seconds_then_the_demo_ends_and_a_negative_one_is_one_li
 
 
 def test_ctrl_c_mid_game_says_what_stays_open_and_the_next_run_resumes_it(tmp_path):
-    from referee.stopping import StopRequest
+    from referee.live.stopping import StopRequest
 
     class CtrlCAfter(StopRequest):
         """Ctrl-C once the table has asked `n` times whether to stop (between two events)."""

@@ -13,9 +13,19 @@ from pathlib import Path
 import pytest
 
 from hardware.board import Chip
-from referee import doctor
-from referee.cli import main
-from referee.doctor import FAIL, OK, WARN, Facts, diagnose, exit_status, fsync_probe, read_os_release, report
+from referee.cli import doctor
+from referee.cli.doctor import (
+    FAIL,
+    OK,
+    WARN,
+    Facts,
+    diagnose,
+    exit_status,
+    fsync_probe,
+    read_os_release,
+    report,
+)
+from referee.cli.main import main
 
 # A healthy Pi 5 on Raspberry Pi OS trixie, as `gather` would read it.
 HEALTHY = Facts(
@@ -133,7 +143,7 @@ def run(argv: list[str], facts: Facts) -> tuple[int, str]:
 
 
 def doctor_args(argv: list[str]) -> argparse.Namespace:
-    from referee.cli import build_parser
+    from referee.cli.main import build_parser
 
     return build_parser().parse_args(["doctor", *argv])
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.cli import main
+from referee.cli.main import main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SCRIPTS = sorted(p for p in EXAMPLES.glob("*.jsonl") if not p.name.endswith(".rulings.jsonl"))

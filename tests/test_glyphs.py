@@ -1,4 +1,4 @@
-"""The simulator's text (referee/glyphs.py): the same pixels on every OpenCV, close to OpenCV 5's."""
+"""The simulator's text (referee/sim/glyphs.py): the same pixels on every OpenCV, close to OpenCV 5's."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from referee import glyphs, render
 from referee.cards import deck
+from referee.sim import glyphs, render
 
 FONTS = (
     cv2.FONT_HERSHEY_SIMPLEX,

@@ -27,11 +27,11 @@ from hardware.gpio_buttons import (
 )
 from hardware.gpio_double import DoubleGpio
 from hardware.pins import VirtualFactory
-from referee.cli import main
+from referee.cli.hwtest import run_hw_test
+from referee.cli.main import main
 from referee.errors import UserError
-from referee.hwtest import run_hw_test
-from referee.script import adjudicate
-from referee.service import run_service
+from referee.live.service import run_service
+from referee.rules.script import adjudicate
 
 from . import helpers
 
@@ -329,8 +329,8 @@ def test_the_reader_thread_wakes_on_a_press_and_hands_it_on():
 
 
 def _script(lines: int = 40) -> str:
-    from referee.bots import VirtualTable
-    from referee.script import event_to_json
+    from referee.rules.script import event_to_json
+    from referee.sim.bots import VirtualTable
 
     table = VirtualTable(players=3, seed=55)
     out = [json.dumps(table.spec.to_json())]

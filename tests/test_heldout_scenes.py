@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
 import heldout_scenes as hs
 
-from referee.card_themes import available_themes
+from referee.sim.card_themes import available_themes
 
 HAVE_ANGLO = "anglo" in available_themes()
 needs_anglo = pytest.mark.skipif(not HAVE_ANGLO, reason="apt install gnome-cards-data librsvg2-bin")

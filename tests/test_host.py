@@ -15,16 +15,16 @@ import pytest
 
 from hardware.clock import VirtualClock
 from referee.cards import parse_card
-from referee.cli import main
-from referee.events import Lay, Snap
-from referee.host import HostCommands
-from referee.journal import ABANDONED, OPEN, Journal
-from referee.kiosk import KioskHub
-from referee.kiosk_view import TableView
-from referee.loop import TableLoop
-from referee.replay import replay
-from referee.script import GameSpec
-from referee.service import Recorder, run_service
+from referee.cli.main import main
+from referee.kiosk.app import KioskHub
+from referee.kiosk.view import TableView
+from referee.live.host import HostCommands
+from referee.live.journal import ABANDONED, OPEN, Journal
+from referee.live.loop import TableLoop
+from referee.live.replay import replay
+from referee.live.service import Recorder, run_service
+from referee.rules.events import Lay, Snap
+from referee.rules.script import GameSpec
 
 SPEC = GameSpec(("Ann", "Bob", "Cy"))
 

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from referee.config import ConfigError, load_config
-from referee.engine import Celtic
-from referee.options import OptionError, Options
-from referee.presets import PRESETS, Classic, Paranoid, Party, rules_for
-from referee.script import ScriptError
+from referee.live.config import ConfigError, load_config
+from referee.rules.engine import Celtic
+from referee.rules.options import OptionError, Options
+from referee.rules.presets import PRESETS, Classic, Paranoid, Party, rules_for
+from referee.rules.script import ScriptError
 
 from .helpers import judge, lay, of, snap, won
 

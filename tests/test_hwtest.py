@@ -5,8 +5,8 @@ import io
 
 from hardware.clock import VirtualClock
 from hardware.pins import VirtualFactory
-from referee.cli import main
-from referee.hwtest import LIGHT_US, TONE_US, TONES_HZ, run_hw_test
+from referee.cli.hwtest import LIGHT_US, TONE_US, TONES_HZ, run_hw_test
+from referee.cli.main import main
 
 START = 1_000_000
 

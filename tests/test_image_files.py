@@ -17,7 +17,7 @@ import pytest
 from hardware import image_files
 from hardware.image_files import MAX_BYTES, ImageFileError, image_size, read_image
 from referee.cards import parse_card
-from referee.render import draw_card
+from referee.sim.render import draw_card
 
 
 def _png_header(w: int, h: int) -> bytes:

@@ -6,11 +6,11 @@ import cv2
 import numpy as np
 import pytest
 
-from referee import glyphs
-from referee.card_index import _index_parts, _read_corner
 from referee.cards import RANKS, SUITS
-from referee.index_model import FEATURES, MODEL_PATH, UNKNOWN, glyph_features, load_model
-from referee.render import draw_pip
+from referee.sim import glyphs
+from referee.sim.render import draw_pip
+from referee.vision.index import _index_parts, _read_corner
+from referee.vision.index_model import FEATURES, MODEL_PATH, UNKNOWN, glyph_features, load_model
 
 HELD_OUT = ("anglo", "tango", "simplistic", "paris", "bellot", "neoclassical")
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from referee import install_service
-from referee.config import load_config
+from referee.cli import install_service
+from referee.cli.install_service import add_commands, appended, exec_binary, install, read_unit
 from referee.errors import UserError
-from referee.install_service import add_commands, appended, exec_binary, install, read_unit
+from referee.live.config import load_config
 
 REPO = Path(__file__).resolve().parent.parent
 UNITS = REPO / "systemd"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from referee.journal import ABANDONED, OPEN, STOPPED, WON, Journal, JournalError, JournalFull
-from referee.replay import export, replay
-from referee.script import GameSpec, adjudicate, event_to_json, read_script
+from referee.live.journal import ABANDONED, OPEN, STOPPED, WON, Journal, JournalError, JournalFull
+from referee.live.replay import export, replay
+from referee.rules.script import GameSpec, adjudicate, event_to_json, read_script
 
 SPEC = GameSpec(("Ann", "Bob", "Cy")).to_json()
 SCRIPT = [
@@ -61,7 +61,7 @@ def test_events_come_back_in_order_with_their_script_lines_and_the_game_replays_
         state = replay(record, back).state
     items = read_script(SCRIPT)
     expected_state = next(items)[1]
-    from referee.engine import step
+    from referee.rules.engine import step
 
     for _, event in items:
         expected_state, _ = step(expected_state, event)  # type: ignore[arg-type]

@@ -27,10 +27,10 @@ from pathlib import Path
 
 import pytest
 
-from referee.bots import VirtualTable
-from referee.cli import main
-from referee.journal import Journal, JournalDamaged
-from referee.script import event_to_json
+from referee.cli.main import main
+from referee.live.journal import Journal, JournalDamaged
+from referee.rules.script import event_to_json
+from referee.sim.bots import VirtualTable
 
 ROOT = Path(__file__).resolve().parent.parent
 FLIPS = 120  # make test; benchmarks/bench_journal_damage.py flips 2,000
@@ -47,7 +47,7 @@ def journal_after_crash(folder: Path, events: int = 170, games: int = 2) -> None
     code = f"""
 import os, sys
 sys.path.insert(0, {str(ROOT)!r})
-from referee.journal import Journal, WON
+from referee.live.journal import Journal, WON
 from tests.test_journal_damage import _lines
 spec, lines = _lines()
 journal = Journal.open({str(folder)!r})
@@ -336,7 +336,7 @@ def test_a_wal_that_cannot_be_read_at_all_is_one_line_saying_what_to_do(tmp_path
 
 
 def test_a_writer_at_work_is_named_not_read_around_its_index(tmp_path: Path) -> None:
-    from referee.journal import JournalError, _read_wal_without_shm
+    from referee.live.journal import JournalError, _read_wal_without_shm
 
     journal_after_crash(tmp_path, events=10)
     path = tmp_path / "journal.sqlite3"

@@ -13,12 +13,12 @@ import httpx2
 import pytest
 from starlette.testclient import TestClient
 
-from referee.engine import step
 from referee.errors import UserError
-from referee.kiosk import KioskHub, make_app
-from referee.kiosk_server import KioskServer, bind
-from referee.kiosk_view import TableView
-from referee.script import read_script
+from referee.kiosk.app import KioskHub, make_app
+from referee.kiosk.server import KioskServer, bind
+from referee.kiosk.view import TableView
+from referee.rules.engine import step
+from referee.rules.script import read_script
 
 TOKEN = "k" * 32
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -236,7 +236,7 @@ def test_closing_the_hub_ends_the_waits():
 
 
 def test_a_stream_sends_the_last_view_before_it_ends_on_close():
-    from referee.kiosk import event_stream
+    from referee.kiosk.app import event_stream
 
     hub, (state, *rest) = race_hub()
 

@@ -20,15 +20,15 @@ import cv2
 import pytest
 
 from hardware.buttons import ButtonTrouble
-from referee.bots import VirtualTable
 from referee.cards import parse_card
-from referee.engine import step
-from referee.events import Unread
-from referee.kiosk import KioskHub, make_app
-from referee.kiosk_server import KioskServer
-from referee.kiosk_view import TableView
-from referee.render import draw_card
-from referee.service import AskedCrops
+from referee.kiosk.app import KioskHub, make_app
+from referee.kiosk.server import KioskServer
+from referee.kiosk.view import TableView
+from referee.live.service import AskedCrops
+from referee.rules.engine import step
+from referee.rules.events import Unread
+from referee.sim.bots import VirtualTable
+from referee.sim.render import draw_card
 from tests.conftest import ARTIFACTS, csp_violations, wait_for
 from tests.test_kiosk import TOKEN, FakeTable, feed, race_hub
 

@@ -12,9 +12,9 @@ import httpx2
 import pytest
 from starlette.testclient import TestClient
 
-from referee.kiosk import MAX_BODY, make_app
-from referee.kiosk_guard import CSP, ConnectionLimits, host_allowed, host_name, machine_names
-from referee.kiosk_server import FIRST_REQUEST_S, KioskServer, bind
+from referee.kiosk.app import MAX_BODY, make_app
+from referee.kiosk.guard import CSP, ConnectionLimits, host_allowed, host_name, machine_names
+from referee.kiosk.server import FIRST_REQUEST_S, KioskServer, bind
 
 from .test_kiosk import TOKEN, FakeTable, bearer, race_hub
 
@@ -276,7 +276,7 @@ def test_the_kiosk_on_both_stacks_answers_ipv4_and_ipv6_clients(table):
 
 def test_the_limits_count_per_client_and_in_all_and_log_one_line_per_incident(caplog):
     limits = ConnectionLimits(per_client=2, total=3)
-    with caplog.at_level(logging.WARNING, logger="referee.kiosk_guard"):
+    with caplog.at_level(logging.WARNING, logger="referee.kiosk.guard"):
         assert [limits.admit("a") for _ in range(5)] == [True, True, False, False, False]
         assert limits.admit("b") and not limits.admit("c")  # the total is reached
         limits.release("a")

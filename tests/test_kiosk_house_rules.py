@@ -14,12 +14,12 @@ import pytest
 from starlette.testclient import TestClient
 
 from hardware.clock import VirtualClock
-from referee.house_rules import house_view, kinds, option_words, overrides
-from referee.journal import Journal, JournalDamaged
-from referee.kiosk import make_app
-from referee.options import OptionError
-from referee.presets import rules_for
-from referee.service import run_service
+from referee.kiosk.app import make_app
+from referee.live.journal import Journal, JournalDamaged
+from referee.live.service import run_service
+from referee.rules.house_rules import house_view, kinds, option_words, overrides
+from referee.rules.options import OptionError
+from referee.rules.presets import rules_for
 
 from .test_host import SPEC, _command, _table
 from .test_kiosk import TOKEN, bearer

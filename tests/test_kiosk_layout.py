@@ -22,14 +22,14 @@ from typing import Any
 
 import pytest
 
-from referee.bots import VirtualTable
 from referee.cards import parse_card
-from referee.events import Unread
-from referee.kiosk import KioskHub, make_app
-from referee.kiosk_server import KioskServer
-from referee.kiosk_view import TableView
-from referee.rulings import Penalty, StackWon
-from referee.table import State
+from referee.kiosk.app import KioskHub, make_app
+from referee.kiosk.server import KioskServer
+from referee.kiosk.view import TableView
+from referee.rules.events import Unread
+from referee.rules.rulings import Penalty, StackWon
+from referee.rules.state import State
+from referee.sim.bots import VirtualTable
 from tests.conftest import ARTIFACTS, wait_for
 from tests.test_kiosk import TOKEN
 

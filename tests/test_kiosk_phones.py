@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from referee.config import ConfigError, load_config
-from referee.kiosk import LiveHub, make_app
-from referee.kiosk_phones import cross_site, watch_url
-from referee.kiosk_server import KioskServer
-from referee.kiosk_sound import notes_of, query_sound, ruling_sound, sound_default
-from referee.rulings import GameWon, Laid, Penalty, SnapIgnored, StackWon
+from referee.kiosk.app import LiveHub, make_app
+from referee.kiosk.phones import cross_site, watch_url
+from referee.kiosk.server import KioskServer
+from referee.kiosk.sound import notes_of, query_sound, ruling_sound, sound_default
+from referee.live.config import ConfigError, load_config
+from referee.rules.rulings import GameWon, Laid, Penalty, SnapIgnored, StackWon
 
 from .test_kiosk import TOKEN, FakeTable, bearer, race_hub
 
@@ -237,7 +237,7 @@ def _app(hub: LiveHub) -> Any:
 
     from starlette.applications import Starlette
 
-    from referee.kiosk import live_page_routes
+    from referee.kiosk.app import live_page_routes
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> Any:
@@ -312,7 +312,7 @@ def test_a_kiosk_section_mistake_is_one_line(tmp_path, text, message):
 
 
 def test_run_and_demo_take_listen(tmp_path):
-    from referee.cli import build_parser
+    from referee.cli.main import build_parser
 
     parser = build_parser()
     assert parser.parse_args(["run", "--config", "x", "--listen", "0.0.0.0"]).host == "0.0.0.0"
@@ -324,7 +324,7 @@ def test_run_and_demo_take_listen(tmp_path):
 def test_the_demo_serves_phones_when_it_listens_on_every_address(tmp_path, capsys):
     """`referee demo --listen 0.0.0.0`: the page answers on the machine's addresses, and says the
     phones' address (here: the loopback address stands in for the LAN's, no network used)."""
-    from referee.cli import main
+    from referee.cli.main import main
 
     seen: dict[str, Any] = {}
     real = KioskServer.start

@@ -13,15 +13,15 @@ import pytest
 from starlette.testclient import TestClient
 
 from referee.cards import parse_card
-from referee.events import Lay, Snap, Unread
-from referee.host import HostCommands, view_of
-from referee.journal import Journal
-from referee.kiosk import CROP_PX, KioskHub, make_app
-from referee.kiosk_view import TableView
-from referee.loop import TableLoop
-from referee.questions import Judging, take
-from referee.script import GameSpec, read_script
-from referee.service import AskedCrops, Recorder
+from referee.kiosk.app import CROP_PX, KioskHub, make_app
+from referee.kiosk.view import TableView
+from referee.live.host import HostCommands, view_of
+from referee.live.journal import Journal
+from referee.live.loop import TableLoop
+from referee.live.service import AskedCrops, Recorder
+from referee.rules.events import Lay, Snap, Unread
+from referee.rules.questions import Judging, take
+from referee.rules.script import GameSpec, read_script
 
 from .helpers import game, lay, snap, wait
 from .test_host import _command

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from referee.house_rules import kinds
-from referee.kiosk import KioskHub, make_app
-from referee.kiosk_server import KioskServer
-from referee.rulings import Penalty, SnapIgnored, StackWon
+from referee.kiosk.app import KioskHub, make_app
+from referee.kiosk.server import KioskServer
+from referee.rules.house_rules import kinds
+from referee.rules.rulings import Penalty, SnapIgnored, StackWon
 from tests.conftest import ARTIFACTS, wait_for
 from tests.test_kiosk import TOKEN, FakeTable, race_hub
 

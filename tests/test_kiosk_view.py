@@ -7,16 +7,16 @@ from pathlib import Path
 from typing import Any
 
 from hardware.buttons import ButtonTrouble
-from referee.bots import VirtualTable
 from referee.cards import parse_card
-from referee.demo import Summary, describe
-from referee.engine import finish, step
-from referee.host import _view_of, view_of
-from referee.kiosk_view import BIN_EDGES_MS, LOG_LINES, TableView, clock, kept_marks, marked_again
-from referee.questions import Judging, take
-from referee.ruling_text import runner_up, say
-from referee.rulings import Laid, Ruling
-from referee.script import read_script
+from referee.kiosk.view import BIN_EDGES_MS, LOG_LINES, TableView, clock, kept_marks, marked_again
+from referee.live.host import _view_of, view_of
+from referee.rules.engine import finish, step
+from referee.rules.questions import Judging, take
+from referee.rules.ruling_text import runner_up, say
+from referee.rules.rulings import Laid, Ruling
+from referee.rules.script import read_script
+from referee.sim.bots import VirtualTable
+from referee.sim.demo import Summary, describe
 from tests.helpers import game, lay, snap, wait
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -447,7 +447,7 @@ def test_the_game_clock_can_start_at_the_games_own_zero():
 def test_a_correction_is_said_in_words_whether_the_camera_misread_the_card_or_missed_it():
     # A host's correction of a misread card, and of a lay the camera never saw (`was` None):
     # both are said, the second without a card read (it once failed the demo's log).
-    from referee.rulings import Corrected
+    from referee.rules.rulings import Corrected
 
     misread = Corrected(9_000_000, 4_500_000, parse_card("7H"), parse_card("7S"), 2)
     missed = Corrected(9_000_000, 4_500_000, parse_card("7H"), None, 2)

@@ -8,10 +8,10 @@ from hardware.buttons import ButtonTrouble, Edge, SnapButtons
 from hardware.clock import VirtualClock
 from hardware.pins import VirtualFactory
 from referee.cards import parse_card
-from referee.events import Lay
-from referee.loop import EventError, TableLoop
-from referee.presets import rules_for
-from referee.rulings import Laid, StackWon
+from referee.live.loop import EventError, TableLoop
+from referee.rules.events import Lay
+from referee.rules.presets import rules_for
+from referee.rules.rulings import Laid, StackWon
 
 T = 10_000_000
 LATENCIES = {"camera": 150_000, "buttons": 5_000}

@@ -21,13 +21,13 @@ import pytest
 from starlette.testclient import TestClient
 
 from hardware.clock import VirtualClock
-from referee.bots import VirtualTable
-from referee.kiosk import KioskHub, make_app
-from referee.kiosk_server import KioskServer
-from referee.kiosk_view import TableView
-from referee.scores import night, night_json, score_game
-from referee.script import event_to_json
-from referee.service import run_service
+from referee.kiosk.app import KioskHub, make_app
+from referee.kiosk.server import KioskServer
+from referee.kiosk.view import TableView
+from referee.live.scores import night, night_json, score_game
+from referee.live.service import run_service
+from referee.rules.script import event_to_json
+from referee.sim.bots import VirtualTable
 from tests.conftest import ARTIFACTS, wait_for
 from tests.test_kiosk import TOKEN
 from tests.test_kiosk_layout import OVERLAY, bot_view, overlaps, won
@@ -183,7 +183,7 @@ def test_the_night_is_in_every_clients_view_read_only() -> None:
 
 def test_the_service_shows_a_game_won_in_tonights_table(tmp_path: Path, monkeypatch) -> None:
     """`referee run`: the night read at the start (nothing yet), and again when the game is won."""
-    from referee import scores_cli
+    from referee.cli import scores as scores_cli
 
     seen: list[Any] = []
     refresh = scores_cli.NightFeed.refresh

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from referee.engine import Celtic
-from referee.options import OptionError, Options
-from referee.presets import UnknownPreset, rules_for
+from referee.rules.engine import Celtic
+from referee.rules.options import OptionError, Options
+from referee.rules.presets import UnknownPreset, rules_for
 
 OPTION_NAMES = (
     "scan",

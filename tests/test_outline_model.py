@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from referee import outline_model
 from referee.cards import parse_card
-from referee.render import STYLES, Placement, card_sprite, compose, table_surface
+from referee.sim.render import STYLES, Placement, card_sprite, compose, table_surface
+from referee.vision import outline_model
 
 
 def _naive_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray, stride: int, dilation: int) -> np.ndarray:

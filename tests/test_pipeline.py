@@ -12,10 +12,10 @@ import random
 
 import pytest
 
-from referee.bots import VirtualTable
-from referee.events import Snap
-from referee.pipeline import adjudicate_pipeline, press_edges, schedule
-from referee.script import adjudicate, event_to_json
+from referee.rules.events import Snap
+from referee.rules.script import adjudicate, event_to_json
+from referee.sim.bots import VirtualTable
+from referee.sim.pipeline import adjudicate_pipeline, press_edges, schedule
 
 from .helpers import run_both
 from .test_cli import BAD_INPUTS, run, script_bytes

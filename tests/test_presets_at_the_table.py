@@ -11,18 +11,28 @@ from pathlib import Path
 
 import pytest
 
-from referee.announcer import BUZZ_HZ, COUNT_HZ, RED, Announcer, burned, pattern, seat, seat_out, take_back
-from referee.bots import VirtualTable
 from referee.cards import parse_card
-from referee.demo import describe, run_demo
-from referee.demo_table import DemoTable
-from referee.engine import finish, step
 from referee.errors import UserError
-from referee.kiosk_view import TableView
-from referee.presets import PRESETS
-from referee.ruling_text import runner_up, say, slapper
-from referee.rulings import Burned, GameWon, Laid, Penalty, SeatOut, SnapIgnored, StackWon, TakeBack
-from referee.script import adjudicate, read_script
+from referee.kiosk.view import TableView
+from referee.rules.announcer import (
+    BUZZ_HZ,
+    COUNT_HZ,
+    RED,
+    Announcer,
+    burned,
+    pattern,
+    seat,
+    seat_out,
+    take_back,
+)
+from referee.rules.engine import finish, step
+from referee.rules.presets import PRESETS
+from referee.rules.ruling_text import runner_up, say, slapper
+from referee.rules.rulings import Burned, GameWon, Laid, Penalty, SeatOut, SnapIgnored, StackWon, TakeBack
+from referee.rules.script import adjudicate, read_script
+from referee.sim.bots import VirtualTable
+from referee.sim.demo import describe, run_demo
+from referee.sim.demo_table import DemoTable
 
 from .helpers import game, lay, snap
 from .test_demo import demo_args

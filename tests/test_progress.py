@@ -9,13 +9,13 @@ import pytest
 from hardware.buttons import Edge
 from hardware.camera import Frame
 from hardware.clock import VirtualClock
-from referee.bots import VirtualTable
 from referee.cards import parse_card
-from referee.events import Lay
-from referee.loop import ProgressError, TableLoop
-from referee.presets import rules_for
-from referee.rulings import Laid, Ruling, StackWon
-from referee.watcher import PileWatcher
+from referee.live.loop import ProgressError, TableLoop
+from referee.rules.events import Lay
+from referee.rules.presets import rules_for
+from referee.rules.rulings import Laid, Ruling, StackWon
+from referee.sim.bots import VirtualTable
+from referee.vision.watcher import PileWatcher
 
 from .test_watcher import FPS, SIDES, TruthRecogniser, clip, edge_clip, extend, pause_over_the_card
 
@@ -283,7 +283,7 @@ def snap_wins_and_lights(
     the rulings heard, without their times, and each snap win's press-to-LED wait. `buttons`:
     gpiozero's mock pins (bound by their latency, or `edge_progress` simulated), or "gpiod":
     the GPIO reader on the double of the kernel's chip, reporting its own progress."""
-    from referee.demo_table import CameraStage, DemoTable
+    from referee.sim.demo_table import CameraStage, DemoTable
 
     clock = VirtualClock(0)
     lit: list[tuple[int, object, object]] = []
@@ -351,7 +351,7 @@ def test_with_gpio_buttons_read_from_the_kernel_s_queue_the_light_comes_within_a
     has read the frame after it (33 ms, its reading 15 ms) and the reader has swept 2 ms past
     it (every 4 ms while the loop waits), with the rulings unchanged."""
     from hardware.gpio_buttons import QUEUE_SLACK_US, TICK_US
-    from referee.demo_table import READ_US
+    from referee.sim.demo_table import READ_US
 
     heard, waits = snap_wins_and_lights(buttons="gpiod", seed=seed)
     truth = [

@@ -15,12 +15,12 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.bots import VirtualTable
 from referee.cards import QUEEN_OF_SPADES, Card, deck
-from referee.engine import finish, step
-from referee.events import Event, Lay, Snap, Wait
-from referee.presets import rules_for
-from referee.rulings import GameWon, Laid, PenaltiesLifted, Penalty, Ruling, SnapIgnored, StackWon
+from referee.rules.engine import finish, step
+from referee.rules.events import Event, Lay, Snap, Wait
+from referee.rules.presets import rules_for
+from referee.rules.rulings import GameWon, Laid, PenaltiesLifted, Penalty, Ruling, SnapIgnored, StackWon
+from referee.sim.bots import VirtualTable
 
 from .helpers import free_card, snapshot
 

@@ -17,10 +17,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from referee.cards import QUEEN_OF_SPADES, Card, deck
-from referee.engine import Celtic, step
-from referee.events import Event, Lay, Snap, Wait
-from referee.presets import PRESETS, rules_for
-from referee.rulings import Burned, GameWon, Laid, Penalty, Ruling, SeatOut, StackWon, TakeBack
+from referee.rules.engine import Celtic, step
+from referee.rules.events import Event, Lay, Snap, Wait
+from referee.rules.presets import PRESETS, rules_for
+from referee.rules.rulings import Burned, GameWon, Laid, Penalty, Ruling, SeatOut, StackWon, TakeBack
 
 from .helpers import free_card
 from .test_properties import Referee as CelticReferee

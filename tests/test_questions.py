@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.bots import VirtualTable
-from referee.script import ScriptError, adjudicate, event_to_json
+from referee.rules.script import ScriptError, adjudicate, event_to_json
+from referee.sim.bots import VirtualTable
 
 from .helpers import judge, lay, of, snap, wait, won
 

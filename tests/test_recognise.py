@@ -7,10 +7,12 @@ import cv2
 import numpy as np
 import pytest
 
-from referee import outline_model, recognise, render
-from referee.card_themes import available_themes, theme_cards
 from referee.cards import SUITED, parse_card
-from referee.recognise import (
+from referee.sim import render
+from referee.sim.card_themes import available_themes, theme_cards
+from referee.vision import outline_model
+from referee.vision import recogniser as recognise
+from referee.vision.recogniser import (
     SEEN_MARGIN,
     Profile,
     ProfileError,

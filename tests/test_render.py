@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from referee.cards import JOKER, deck, parse_card
-from referee.render import (
+from referee.sim.render import (
     ASPECT,
     STYLES,
     TABLE_KINDS,

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from referee.bots import VirtualTable
-from referee.clip_store import ClipRecorder, ClipStore, replay_json
-from referee.clips import ReplaySettings
-from referee.demo_table import CameraStage, DemoTable
-from referee.kiosk import KioskHub, make_app
-from referee.kiosk_server import KioskServer
-from referee.kiosk_view import TableView
+from referee.kiosk.app import KioskHub, make_app
+from referee.kiosk.server import KioskServer
+from referee.kiosk.view import TableView
+from referee.live.clip_store import ClipRecorder, ClipStore, replay_json
+from referee.rules.clips import ReplaySettings
+from referee.sim.bots import VirtualTable
+from referee.sim.demo_table import CameraStage, DemoTable
 from tests.conftest import ARTIFACTS, csp_violations, wait_for
 from tests.test_kiosk import TOKEN
 

@@ -5,7 +5,7 @@ Times in these scripts are written in milliseconds (`lay(1000, "7H")` is t=1 s).
 
 import pytest
 
-from referee.script import ScriptError
+from referee.rules.script import ScriptError
 
 from .helpers import judge, lay, of, snap, wait, won
 
@@ -13,7 +13,7 @@ from .helpers import judge, lay, of, snap, wait, won
 
 
 def test_deal_whole_deck_one_at_a_time_from_seat_0_first_seats_hold_one_more():
-    from referee.presets import rules_for
+    from referee.rules.presets import rules_for
 
     state = rules_for("celtic").new_game(["A", "B", "C", "D", "E"])
     assert state.hands == (11, 11, 10, 10, 10)
@@ -21,7 +21,7 @@ def test_deal_whole_deck_one_at_a_time_from_seat_0_first_seats_hold_one_more():
 
 
 def test_deal_54_card_deck_includes_two_jokers():
-    from referee.presets import rules_for
+    from referee.rules.presets import rules_for
 
     state = rules_for("celtic").new_game(["A", "B", "C", "D"], deck=54)
     assert state.hands == (14, 14, 13, 13) and state.total == 54

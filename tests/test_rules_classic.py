@@ -8,7 +8,7 @@ Bob 1, Cy 2, clockwise; 52 cards deal 18/17/17.
 
 import pytest
 
-from referee.presets import rules_for
+from referee.rules.presets import rules_for
 
 from .helpers import judge, lay, of, snap, wait, won
 

@@ -7,7 +7,7 @@ Times in these scripts are in milliseconds. Seats: Ann 0, Bob 1, Cy 2; 52 cards 
 
 import pytest
 
-from referee.presets import rules_for
+from referee.rules.presets import rules_for
 
 from .helpers import judge, lay, of, snap, wait, won
 

@@ -21,15 +21,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.bots import VirtualTable
-from referee.engine import step
-from referee.events import Lay, Named, Unread
-from referee.journal import ABANDONED, OPEN, WON, EventRecord, GameRecord, Journal
-from referee.kiosk_view import BIN_EDGES_MS
-from referee.questions import Judging, take
-from referee.replay import _items, replay
-from referee.rulings import Corrected, Ruling
-from referee.scores import (
+from referee.kiosk.view import BIN_EDGES_MS
+from referee.live.journal import ABANDONED, OPEN, WON, EventRecord, GameRecord, Journal
+from referee.live.replay import _items, replay
+from referee.live.scores import (
     bin_of,
     effective_events,
     night,
@@ -37,7 +32,12 @@ from referee.scores import (
     score_game,
     since_started,
 )
-from referee.script import event_to_json
+from referee.rules.engine import step
+from referee.rules.events import Lay, Named, Unread
+from referee.rules.questions import Judging, take
+from referee.rules.rulings import Corrected, Ruling
+from referee.rules.script import event_to_json
+from referee.sim.bots import VirtualTable
 
 from .helpers import lay, snap, wait
 

@@ -1,4 +1,4 @@
-"""The table script read by msgspec (referee/script_records.py) against the reader it replaced
+"""The table script read by msgspec (referee/rules/script_records.py) against the reader it replaced
 (benchmarks/_old_script_reader.py, the code as it was): the same items from every line, the
 same one-line message for every bad one, byte-identical rulings on random games, and memory
 that stays bounded.
@@ -22,11 +22,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee import cli
 from referee.cards import deck, parse_card
+from referee.cli import main as cli
 from referee.errors import UserError
-from referee.presets import PRESETS
-from referee.rulings import (
+from referee.rules.presets import PRESETS
+from referee.rules.rulings import (
     Burned,
     Corrected,
     GameWon,
@@ -38,9 +38,9 @@ from referee.rulings import (
     StackWon,
     TakeBack,
 )
-from referee.script import ScriptError, adjudicate, event_to_json, read_script
-from referee.script_records import RULING, fast_item, ruling_line, ruling_lines
-from referee.table import State
+from referee.rules.script import ScriptError, adjudicate, event_to_json, read_script
+from referee.rules.script_records import RULING, fast_item, ruling_line, ruling_lines
+from referee.rules.state import State
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 

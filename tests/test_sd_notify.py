@@ -7,7 +7,14 @@ import pytest
 
 from hardware.clock import VirtualClock
 from referee.errors import UserError
-from referee.sd_notify import Notifier, NotifyError, Watchdog, message, socket_address, watchdog_interval_us
+from referee.live.sd_notify import (
+    Notifier,
+    NotifyError,
+    Watchdog,
+    message,
+    socket_address,
+    watchdog_interval_us,
+)
 
 
 @pytest.fixture

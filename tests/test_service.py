@@ -16,14 +16,14 @@ import numpy as np
 import pytest
 
 from hardware.clock import VirtualClock
-from referee.bots import VirtualTable
 from referee.cards import parse_card
-from referee.cli import main
-from referee.journal import ABANDONED, OPEN, STOPPED, WON, Journal
-from referee.render import render_lay_sequence
-from referee.rulings import GameWon
-from referee.script import adjudicate, event_to_json
-from referee.service import run_service
+from referee.cli.main import main
+from referee.live.journal import ABANDONED, OPEN, STOPPED, WON, Journal
+from referee.live.service import run_service
+from referee.rules.rulings import GameWon
+from referee.rules.script import adjudicate, event_to_json
+from referee.sim.bots import VirtualTable
+from referee.sim.render import render_lay_sequence
 
 from .helpers import table_config as _config
 
@@ -308,7 +308,7 @@ def test_a_lost_camera_pauses_the_game_and_the_card_laid_meanwhile_is_judged_whe
         config=str(_config(tmp_path, extra)), lays_from=None, at_once=False, new_game=False
     )
     out, err = io.StringIO(), io.StringIO()
-    import referee.service as service
+    import referee.live.service as service
 
     saved = service.RECONNECT_S
     service.RECONNECT_S = (0.0, 0.0, 0.0)
@@ -325,9 +325,9 @@ def test_a_lost_camera_pauses_the_game_and_the_card_laid_meanwhile_is_judged_whe
 def test_the_camera_locks_of_the_table_profile_are_set_at_every_opening(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from calibration.profile import TableProfile, save
     from hardware import camera_controls
     from hardware.camera_controls import Exposure, RecordingControls
+    from referee.vision.profile import TableProfile, save
 
     frames, truth = _clip(tmp_path)
     lost_at = next(i for i, (t, _) in enumerate(frames) if t > truth[1][0]) + 2
@@ -349,7 +349,7 @@ def test_the_camera_locks_of_the_table_profile_are_set_at_every_opening(
         config=str(_config(tmp_path, extra)), lays_from=None, at_once=False, new_game=False
     )
     out = io.StringIO()
-    import referee.service as service
+    import referee.live.service as service
 
     monkeypatch.setattr(service, "RECONNECT_S", (0.0, 0.0, 0.0))
     assert run_service(args, out, io.StringIO(), clock=VirtualClock(0), opener=camera) == 0
@@ -363,7 +363,7 @@ def test_the_camera_locks_of_the_table_profile_are_set_at_every_opening(
 def test_a_camera_that_never_comes_back_ends_the_service_with_status_3_and_the_game_open(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import referee.service as service
+    import referee.live.service as service
 
     frames, _ = _clip(tmp_path)
     camera = _LosingCamera(frames, 40, 40)
@@ -382,8 +382,8 @@ def test_a_camera_that_never_comes_back_ends_the_service_with_status_3_and_the_g
 def test_the_cameras_picture_of_an_asked_card_reaches_the_kiosks_question(
     tmp_path: Path, monkeypatch
 ) -> None:
-    import referee.service as service
-    from referee.events import Unread
+    import referee.live.service as service
+    from referee.rules.events import Unread
 
     kiosks: list = []
     start_kiosk = service._start_kiosk
@@ -417,9 +417,9 @@ def test_the_cameras_picture_of_an_asked_card_reaches_the_kiosks_question(
 def test_a_resumed_game_still_asking_asks_again_on_the_light_and_at_the_terminal(
     tmp_path: Path, monkeypatch
 ) -> None:
-    import referee.service as service
-    from referee.events import Lay, Unread
-    from referee.script import GameSpec
+    import referee.live.service as service
+    from referee.rules.events import Lay, Unread
+    from referee.rules.script import GameSpec
 
     config = _config(tmp_path, '[camera]\nsource = "camera"\n')
     with Journal.open(tmp_path / "data") as journal:  # a power cut while the camera asked
@@ -503,9 +503,9 @@ def test_a_live_rehearsal_moves_a_card_line_with_the_lay_it_names(tmp_path: Path
 def test_the_rulings_announced_again_at_a_restart_are_marked_on_the_kiosk(
     tmp_path: Path, monkeypatch
 ) -> None:
-    import referee.service as service
-    from referee.events import Lay, Snap
-    from referee.script import GameSpec
+    import referee.live.service as service
+    from referee.rules.events import Lay, Snap
+    from referee.rules.script import GameSpec
 
     kiosks: list = []
     start_kiosk = service._start_kiosk
@@ -552,9 +552,9 @@ class _LoadedMachine(VirtualClock):
 
 
 def test_a_rehearsal_feeder_woken_late_by_a_loaded_machine_is_still_judged_in_order() -> None:
-    from referee.loop import TableLoop
-    from referee.script import read_script
-    from referee.service import LATENCIES_US, GameClock, _feed_script
+    from referee.live.loop import TableLoop
+    from referee.live.service import LATENCIES_US, GameClock, _feed_script
+    from referee.rules.script import read_script
 
     text = "".join(_demo_script().splitlines(keepends=True)[:60])
     items = read_script(io.StringIO(text), "game.jsonl")

@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.card_outline import _min_area_rect
+from referee.vision.outline import _min_area_rect
 
 # (turn, the first corner boxPoints gives for it on OpenCV 5.0)
 CASES = [

@@ -12,11 +12,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from referee.cli import main
-from referee.demo import run_demo
-from referee.journal import Journal
-from referee.scores import night, night_json, night_start, parse_since, score_game
-from referee.scores_cli import axis, spark
+from referee.cli.main import main
+from referee.cli.scores import axis, spark
+from referee.live.journal import Journal
+from referee.live.scores import night, night_json, night_start, parse_since, score_game
+from referee.sim.demo import run_demo
 
 from .test_demo import demo_args
 from .test_scores import hand_night

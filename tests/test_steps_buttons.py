@@ -17,11 +17,11 @@ from calibration.steps_buttons import (
     ButtonsStep,
     free_pins,
 )
-from calibration.wiring import Wiring, default_wiring, parse_wiring
 from hardware.buttons import SnapButtons
 from hardware.clock import VirtualClock
 from hardware.pins import VirtualFactory
 from hardware.signals import TableSignals
+from referee.live.wiring import Wiring, default_wiring, parse_wiring
 
 START = 1_000_000
 CLEAN = (300, 700, 1_100, 1_400)  # a good microswitch: 4 extra edges, settled in 1.4 ms
@@ -356,9 +356,9 @@ def test_the_result_is_only_for_a_finished_step():
 
 
 def test_calibrate_buttons_at_the_simulated_table_finds_swapped_wires_and_saves_the_wiring(tmp_path, capsys):
-    from calibration.profile import load
-    from calibration.wiring import default_wiring, parse_wiring
-    from referee.cli import main
+    from referee.cli.main import main
+    from referee.live.wiring import default_wiring, parse_wiring
+    from referee.vision.profile import load
 
     out = tmp_path / "table-profile.npz"
     status = main(["calibrate", "buttons", "--sim", "--players", "3", "--out", str(out)])

@@ -19,7 +19,7 @@ from hardware.camera_controls import (
 )
 from referee.cards import parse_card
 from referee.errors import UserError
-from referee.render import render_lay_sequence
+from referee.sim.render import render_lay_sequence
 
 SETTLED = Exposure(20000, 2.0, 1.5)
 
@@ -233,8 +233,8 @@ def test_the_pi_cameras_controls_come_from_its_source():
 def test_calibrate_camera_at_the_simulated_table_saves_the_pile_area_and_the_snapshot(tmp_path, capsys):
     import cv2
 
-    from calibration.profile import load
-    from referee.cli import main
+    from referee.cli.main import main
+    from referee.vision.profile import load
 
     out = tmp_path / "table-profile.npz"
     status = main(["calibrate", "camera", "--sim", "--out", str(out)])

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from calibration.profile import load
 from calibration.sim_table import SimTable
 from calibration.steps_deck import DeckMissing, DeckStep, card_words
 from calibration.wizard import drive_live, drive_sim
 from hardware.camera import CameraLost
 from referee.cards import parse_card
-from referee.cli import main
+from referee.cli.main import main
 from referee.errors import UserError
-from referee.recognise import Reading, Recogniser
+from referee.vision.profile import load
+from referee.vision.recogniser import Reading, Recogniser
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +101,7 @@ def test_missing_typed_at_the_terminal_while_the_camera_runs(recogniser):
     import io
 
     from calibration.wizard import Pacer
-    from referee.calibrate_cli import Terminal, _watched
+    from referee.cli.calibrate import Terminal, _watched
 
     step = DeckStep(recogniser, random.Random(1), quick=True)
     typed = iter([None, "missing\n"])  # nothing typed at the first frame, then "missing"

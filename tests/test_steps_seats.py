@@ -5,7 +5,7 @@ from __future__ import annotations
 from calibration.sim_table import SimTable
 from calibration.steps_seats import SeatsStep
 from calibration.wizard import drive_sim
-from referee.recognise import Recogniser
+from referee.vision.recogniser import Recogniser
 
 RECOGNISER = Recogniser()
 
@@ -30,8 +30,8 @@ def test_with_more_than_four_seats_a_shared_side_names_neither_seat():
 
 
 def test_calibrate_seats_at_the_simulated_table_adds_the_seats_to_the_profile(tmp_path, capsys):
-    from calibration.profile import TableProfile, load, save
-    from referee.cli import main
+    from referee.cli.main import main
+    from referee.vision.profile import TableProfile, load, save
 
     out = tmp_path / "table-profile.npz"
     save(TableProfile(deck_name="old deck").with_step("deck", deck_name="old deck"), out)

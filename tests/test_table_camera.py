@@ -9,11 +9,10 @@ import numpy as np
 import pytest
 
 from hardware.camera import Frame
-from referee.card_themes import available_themes, theme_cards
 from referee.cards import SUITED
-from referee.recognise import Recogniser
-from referee.render import Camera, card_sprite, draw_hand, paste_sprite, rotate_sprite, table_surface
-from referee.table_camera import (
+from referee.sim.card_themes import available_themes, theme_cards
+from referee.sim.render import Camera, card_sprite, draw_hand, paste_sprite, rotate_sprite, table_surface
+from referee.sim.table_camera import (
     Lens,
     Shown,
     TableCamera,
@@ -21,7 +20,8 @@ from referee.table_camera import (
     frame_at_or_after,
     frame_time,
 )
-from referee.watcher import PileWatcher, WatchAsk, WatchEvent, WatchLay
+from referee.vision.recogniser import Recogniser
+from referee.vision.watcher import PileWatcher, WatchAsk, WatchEvent, WatchLay
 
 FPS = 30.0
 THEME = "anglo"

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from calibration.profile import TableProfile, TableProfileError, load, partial_path, save
-from referee.recognise import Profile
+from referee.vision.profile import TableProfile, TableProfileError, load, partial_path, save
+from referee.vision.recogniser import Profile
 
 FACES = np.arange(2 * 6 * 4, dtype=np.uint8).reshape(2, 6, 4)
 

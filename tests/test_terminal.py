@@ -8,10 +8,10 @@ import io
 import sys
 
 from referee.cards import parse_card
-from referee.events import Lay, Unread
-from referee.loop import TableLoop
-from referee.script import GameSpec
-from referee.terminal import TerminalQuestions, loop_namer, question_line
+from referee.live.loop import TableLoop
+from referee.live.terminal import TerminalQuestions, loop_namer, question_line
+from referee.rules.events import Lay, Unread
+from referee.rules.script import GameSpec
 
 from .test_host import _command
 
@@ -84,7 +84,7 @@ class FakeStdin(io.StringIO):
 
 
 def test_answers_are_read_only_from_a_person_at_a_terminal(monkeypatch):
-    from referee.service import _terminal
+    from referee.live.service import _terminal
 
     by_hand = argparse.Namespace(lays_from=None)
     monkeypatch.setattr("sys.stdin", FakeStdin(tty=True))

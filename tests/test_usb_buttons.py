@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 import hardware.usb_buttons as usb_buttons
 from calibration.sim_buttons import drive_buttons_sim
 from calibration.steps_buttons import ButtonsStep, UsbKey, free_pins, seat_buttons, usb_candidates
-from calibration.wiring import WiringError, load_wiring, parse_wiring
 from hardware.buttons import Edge
 from hardware.clock import VirtualClock
 from hardware.usb_buttons import (
@@ -27,14 +26,15 @@ from hardware.usb_buttons import (
 )
 from hardware.usb_double import DoubleSystem
 from referee.cards import parse_card
-from referee.cli import main
-from referee.events import Lay, Snap
-from referee.hwtest import run_hw_test
-from referee.loop import TableLoop
-from referee.presets import rules_for
-from referee.rulings import SnapIgnored, StackWon
-from referee.script import adjudicate
-from referee.service import run_service
+from referee.cli.hwtest import run_hw_test
+from referee.cli.main import main
+from referee.live.loop import TableLoop
+from referee.live.service import run_service
+from referee.live.wiring import WiringError, load_wiring, parse_wiring
+from referee.rules.events import Lay, Snap
+from referee.rules.presets import rules_for
+from referee.rules.rulings import SnapIgnored, StackWon
+from referee.rules.script import adjudicate
 
 from . import helpers
 
@@ -458,8 +458,8 @@ def _usb_config(tmp_path: Path) -> Path:
 
 
 def _script() -> str:
-    from referee.bots import VirtualTable
-    from referee.script import event_to_json
+    from referee.rules.script import event_to_json
+    from referee.sim.bots import VirtualTable
 
     table = VirtualTable(players=3, seed=55)
     lines = [json.dumps(table.spec.to_json())]
@@ -559,7 +559,7 @@ def test_the_buttons_step_finds_which_usb_key_is_whose_and_writes_it_in_the_wiri
 
 def test_the_kiosk_names_a_seat_whose_usb_device_is_unplugged_until_it_is_back():
     from hardware.buttons import ButtonTrouble
-    from referee.kiosk_view import TableView
+    from referee.kiosk.view import TableView
 
     view = TableView(rules_for("celtic").new_game(["Ann", "Bob", "Cy"]))
     view.trouble(ButtonTrouble(0, T, "unplugged"))

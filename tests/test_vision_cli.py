@@ -6,11 +6,11 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.card_themes import available_themes, theme_cards
 from referee.cards import SUITED, parse_card
-from referee.cli import main
-from referee.render import STYLES, Placement, render_lay_sequence, render_pile
-from referee.script import adjudicate
+from referee.cli.main import main
+from referee.rules.script import adjudicate
+from referee.sim.card_themes import available_themes, theme_cards
+from referee.sim.render import STYLES, Placement, render_lay_sequence, render_pile
 
 CARDS = ["7H", "QS", "2D", "9C", "KH"]
 SEATS = [0, 1, 2, 0, 1]

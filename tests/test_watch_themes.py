@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from hardware.camera import Frame
-from referee.card_themes import available_themes, theme_cards
 from referee.cards import SUITED
-from referee.recognise import Recogniser
-from referee.render import render_lay_sequence
-from referee.watcher import PileWatcher, WatchAsk, WatchLay
+from referee.sim.card_themes import available_themes, theme_cards
+from referee.sim.render import render_lay_sequence
+from referee.vision.recogniser import Recogniser
+from referee.vision.watcher import PileWatcher, WatchAsk, WatchLay
 
 THEMES = ("anglo", "tango", "simplistic")
 HAVE_THEMES = set(THEMES) <= set(available_themes()) and shutil.which("rsvg-convert") is not None

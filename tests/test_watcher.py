@@ -10,8 +10,8 @@ import pytest
 
 from hardware.camera import Frame
 from referee.cards import deck, parse_card
-from referee.render import draw_hand, random_hand, render_lay_sequence
-from referee.watcher import PileWatcher, WatchCleared, WatchLay, _blown_up
+from referee.sim.render import draw_hand, random_hand, render_lay_sequence
+from referee.vision.watcher import PileWatcher, WatchCleared, WatchLay, _blown_up
 
 FPS = 30.0
 PERIOD_US = 1e6 / FPS

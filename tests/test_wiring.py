@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from calibration.wiring import (
+from referee.live.wiring import (
     BUS_PINS,
     DEFAULT_PATH,
     DEFAULT_WIRING,

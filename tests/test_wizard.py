@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from calibration.profile import TableProfile, load, partial_path, save
-from referee.cli import main
+from referee.cli.main import main
+from referee.vision.profile import TableProfile, load, partial_path, save
 
 
 def test_the_wizard_interrupted_keeps_the_old_profile_and_resumes_where_it_stopped(
@@ -103,7 +103,7 @@ def test_the_buttons_step_on_a_machine_without_gpio_is_one_line(
 
 
 def test_camera_drift_names_a_size_change_and_a_move_but_not_jitter() -> None:
-    from referee.calibrate_cli import camera_drift
+    from referee.cli.calibrate import camera_drift
 
     saved = {"card_px": 140.0, "pile_box": [100, 40, 520, 460]}
     assert camera_drift(saved, 145.0, (103, 42, 523, 462)) == []
@@ -131,7 +131,7 @@ def test_at_a_persons_terminal_each_prompt_has_its_progress_bar() -> None:
 
     from calibration.steps import Prompt
     from calibration.wizard import Pacer
-    from referee.calibrate_cli import Terminal
+    from referee.cli.calibrate import Terminal
 
     class Tty(io.StringIO):
         def isatty(self) -> bool:

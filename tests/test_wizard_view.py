@@ -14,11 +14,11 @@ from calibration.sim_buttons import drive_buttons_sim
 from calibration.steps import Prompt
 from calibration.steps_buttons import ButtonsStep
 from calibration.steps_camera import CameraStep
-from calibration.wiring import default_wiring
 from calibration.wizard import CATCH_UP_S, PacedClock, Pacer
 from calibration.wizard_view import choices, cue_lights, jpeg, preview_image, prompt_view
 from referee.cards import parse_card
 from referee.errors import UserError
+from referee.live.wiring import default_wiring
 
 
 @dataclass(frozen=True)

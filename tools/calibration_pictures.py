@@ -8,7 +8,7 @@ prompt of each, and saves the page as docs/images/calibration-<step>.jpg: camera
 deck-check, buttons, done, check. The questions are answered on the page, as a person would.
 
 The frames are the simulator's (`calibration.sim_table.SimTable`, whose cards are drawn by
-`referee.render.draw_card`: the project's own faces, no third-party artwork), so the pictures
+`referee.sim.render.draw_card`: the project's own faces, no third-party artwork), so the pictures
 may be committed. Seeded: the same pictures on every run, but for the times this machine
 took (in the last picture).
 """
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from calibration.wizard_view import prompt_view  # noqa: E402
-from referee.calibrate_kiosk import BackgroundWizard, Holds  # noqa: E402
+from referee.cli.calibrate_kiosk import BackgroundWizard, Holds  # noqa: E402
 from tests.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402  (the browser tests' Chromium)
 
 WAIT_S = 120.0  # the whole deck at once takes about 15 s here

@@ -18,8 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from calibration.optics import heights_table  # noqa: E402
-from calibration.wiring import default_wiring  # noqa: E402
 from calibration.wiring_picture import draw_wiring  # noqa: E402
+from referee.live.wiring import default_wiring  # noqa: E402
 
 BUILD_MD = ROOT / "docs" / "build.md"
 BEGIN, END = "<!-- heights table: tools/guide_pictures.py -->", "<!-- end of heights table -->"
@@ -31,8 +31,8 @@ def pictures() -> dict[Path, bytes]:
 
     out = {}
     for seats, title in (
-        (4, "The default 4 seats: calibration/wiring.default.toml"),
-        (8, "The default 8 seats: calibration/wiring.default.toml with seats 4 to 7 uncommented"),
+        (4, "The default 4 seats: referee/data/wiring.default.toml"),
+        (8, "The default 8 seats: referee/data/wiring.default.toml with seats 4 to 7 uncommented"),
     ):
         head = (
             f"<!-- drawn by tools/guide_pictures.py with schemdraw {schemdraw.__version__}: do not edit -->\n"

@@ -31,11 +31,11 @@ sys.path.insert(0, str(ROOT))
 import cv2  # noqa: E402
 
 from referee.cards import parse_card  # noqa: E402
-from referee.events import Unread  # noqa: E402
-from referee.kiosk import KioskHub, make_app  # noqa: E402
-from referee.kiosk_server import KioskServer  # noqa: E402
-from referee.render import draw_card  # noqa: E402
-from referee.service import AskedCrops  # noqa: E402
+from referee.kiosk.app import KioskHub, make_app  # noqa: E402
+from referee.kiosk.server import KioskServer  # noqa: E402
+from referee.live.service import AskedCrops  # noqa: E402
+from referee.rules.events import Unread  # noqa: E402
+from referee.sim.render import draw_card  # noqa: E402
 from tests.conftest import CHROMIUM, CHROMIUM_ARGS, wait_for  # noqa: E402  (the browser tests' Chromium)
 from tests.test_kiosk import race_hub  # noqa: E402
 from tests.test_kiosk_layout import SCENES, bot_view, held, tall, won  # noqa: E402

@@ -5,7 +5,7 @@
 OpenCV 5 draws `cv2.putText`'s Hershey fonts with a TrueType face built into the library
 (Rubik, SIL Open Font License 1.1; a variable font whose weight axis stands for the
 thickness), OpenCV 4 with Hershey's stroke fonts: the same call gives other pictures on
-pip's OpenCV and on a Pi's Debian OpenCV. The simulator (referee/glyphs.py) therefore draws
+pip's OpenCV and on a Pi's Debian OpenCV. The simulator (referee/sim/glyphs.py) therefore draws
 its text itself from outlines it owns. This script takes them from the face inside the
 installed OpenCV 5 (it is stored there gzip-compressed as "Rubik.ttf"), at the three weights
 `putText` uses (400, 600, 800), instanced as 5.0 instances them, for the printable ASCII
@@ -31,7 +31,7 @@ from fontTools.varLib.models import normalizeValue, piecewiseLinearMap, supportS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from referee.glyphs import GLYPHS_PATH, WEIGHTS
+from referee.sim.glyphs import GLYPHS_PATH, WEIGHTS
 
 CHARS = "".join(chr(c) for c in range(32, 127))
 NAME = b"Rubik.ttf\x00"  # the gzip member's name of OpenCV 5's upright sans face

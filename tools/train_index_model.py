@@ -7,7 +7,7 @@ Glyphs come from four sources, each cut out by the recogniser's own corner reade
 card's outline, uneven light and glare, blur, noise and JPEG), so the network learns
 what the recogniser will really see:
 
-1. the project's own card styles (referee/render.py);
+1. the project's own card styles (referee/sim/render.py);
 2. index corners composed from the system's fonts (fontconfig, rasterised by
    rsvg-convert; more fonts, a better model: `apt install fonts-urw-base35
    fonts-liberation fonts-freefont-ttf fonts-dejavu-extra fonts-crosextra-carlito
@@ -42,13 +42,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from referee import glyphs
-from referee.card_index import _index_parts
-from referee.card_outline import WARP_SIZE
-from referee.card_themes import available_themes, theme_cards
 from referee.cards import RANKS, SUITS, deck
-from referee.index_model import MODEL_PATH, UNKNOWN, GlyphNet, glyph_features, save_model
-from referee.render import STYLES, draw_card, draw_pip
+from referee.sim import glyphs
+from referee.sim.card_themes import available_themes, theme_cards
+from referee.sim.render import STYLES, draw_card, draw_pip
+from referee.vision.index import _index_parts
+from referee.vision.index_model import MODEL_PATH, UNKNOWN, GlyphNet, glyph_features, save_model
+from referee.vision.outline import WARP_SIZE
 
 NUMBERS = tuple(str(n) for n in range(2, 11))
 # Themes trained on, with the ranks whose corner carries the English index.
@@ -222,7 +222,7 @@ def compose_corner(rank: np.ndarray, pip: np.ndarray, red: bool, rng: np.random.
 
 
 def hershey_glyph(text: str, font: int, thickness: int) -> np.ndarray:
-    # referee/glyphs.py, as the simulator: the same glyphs whichever OpenCV trains.
+    # referee/sim/glyphs.py, as the simulator: the same glyphs whichever OpenCV trains.
     (w, h), base = glyphs.text_size(text, font, 3.0, thickness)
     img = np.zeros((h + base + 20, w + 20), np.uint8)
     glyphs.put_text(img, text, (10, h + 10), font, 3.0, 255, thickness)

@@ -11,7 +11,7 @@ The pictures come from the generator that tunes (tools/tuning_scenes.py: the own
 and the index model's training themes, under issue 18's conditions), never from the one that grades
 (benchmarks/heldout_scenes.py). Training needs PyTorch (`pip install torch`, CPU build); it is a
 developer's tool, not a dependency of the referee: the weights ship as plain arrays in
-`referee/data/outline_model.npz` and `referee/outline_model.py` runs them with numpy alone.
+`referee/data/outline_model.npz` and `referee/vision/outline_model.py` runs them with numpy alone.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from referee.outline_model import INPUT_WIDTH, MODEL_PATH, OUT_STRIDE, layer_names
+from referee.vision.outline_model import INPUT_WIDTH, MODEL_PATH, OUT_STRIDE, layer_names
 
 SCALE = 0.5  # scenes drawn at half size: the model sees them at 256 px wide anyway
 
@@ -171,7 +171,7 @@ def train(data: list[Path], epochs: int, out: Path, seed: int, threads: int) -> 
         weights[f"{name}.b"] = layer.bias.detach().numpy().astype(np.float32)
     np.savez_compressed(out, **weights)
     # the shipped forward pass (numpy) must give what torch gives
-    from referee import outline_model
+    from referee.vision import outline_model
 
     outline_model.MODEL_PATH = out
     outline_model._weights.cache_clear()

@@ -1,4 +1,4 @@
-"""Choose the recogniser's SURE_AT (referee/recognise.py) on the tuning set: the project's own renderer.
+"""Choose the recogniser's SURE_AT (referee/vision/recogniser.py) on the tuning set: our own renderer.
 
     .venv/bin/python tools/tune_sure.py --frames 3000        (about 3 minutes a 1000 frames, one core)
 
@@ -25,10 +25,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from referee.card_themes import available_themes, theme_cards
 from referee.cards import deck
-from referee.recognise import Recogniser
-from referee.render import STYLES, Placement, render_pile
+from referee.sim.card_themes import available_themes, theme_cards
+from referee.sim.render import STYLES, Placement, render_pile
+from referee.vision.recogniser import Recogniser
 from tools.train_index_model import TRAIN_THEMES
 
 TABLES = ("green_cloth", "wood", "dark", "light", "patterned")

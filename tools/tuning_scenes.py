@@ -4,8 +4,8 @@
     .venv/bin/python tools/tuning_scenes.py --n 300 --dump /tmp/miss  (and each miss as a picture)
 
 This is the generator that tunes. The one that grades (benchmarks/heldout_scenes.py) was written
-apart from this one and from referee/render.py, and is never looked at to tune; this one builds on
-referee/render.py (its card styles, tables and camera) and adds what the issue asks of a scene: a
+apart from this one and from referee/sim/render.py, and is never looked at to tune; this one builds on
+referee/sim/render.py (its card styles, tables and camera) and adds what the issue asks of a scene: a
 camera tilted up to 25 degrees, small cards (100-170 px wide in 1280x720) and cards over half the
 frame, overlapping pairs and piles, cream and white tables, lamp and hand shadows, white balance.
 Decks: the renderer's own styles and the gnome themes the index model trains on (never the themes
@@ -28,9 +28,17 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from referee.card_themes import available_themes, theme_cards
 from referee.cards import deck as make_deck
-from referee.render import STYLES, Camera, Placement, card_sprite, paste_sprite, rotate_sprite, table_surface
+from referee.sim.card_themes import available_themes, theme_cards
+from referee.sim.render import (
+    STYLES,
+    Camera,
+    Placement,
+    card_sprite,
+    paste_sprite,
+    rotate_sprite,
+    table_surface,
+)
 
 # The index model's own training themes with English indices on every rank (tools/train_index_model.py).
 THEMES = ("atlasnye", "dondorf", "orell", "ornamental", "plastic", "tigullio")
@@ -243,7 +251,7 @@ def outline_error(quad: np.ndarray | None, scene_: Scene) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from referee.recognise import Recogniser
+    from referee.vision.recogniser import Recogniser
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=200, help="scenes per deck")

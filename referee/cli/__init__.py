@@ -1,0 +1,1 @@
+"""The `referee` command: one module per command group."""

@@ -1,0 +1,1 @@
+"""The game: cards laid, snaps, rulings, the engine and the table script."""

@@ -1,0 +1,1 @@
+"""The simulator: a virtual table (renderer, table camera, bots) and the demo."""

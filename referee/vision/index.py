@@ -1,0 +1,450 @@
+"""The card's corner index: rank glyph and suit pip cut out of an upright card, and scored.
+
+The index in the top-left corner (the bottom-right one is read by turning the card round):
+the crop grows to fit the index, Otsu separates the ink, long straight lines (a court
+picture's frame) are taken out, and the blobs are grouped in rows, rank above suit pip.
+The built-in index model (`index_model`) names each glyph; the ink's colour (red or black)
+weighs the suit.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from referee.cards import JOKER_CODE, RANKS, SUITS
+
+from .index_model import UNKNOWN, glyph_features, load_model
+
+_REDS = ("H", "D")
+_CORNER = (0.015, 0.24, 0.012, 0.36)  # x0, x1, y0, y1 as parts of the card
+_WIDE = (0.34, 0.5)  # x1, y1 of the region searched for a larger index than _CORNER holds
+_BAND = (0.015, 0.985, 0.012, 0.3)  # x0, x1, y0, y1: the top band an index laid across lies in
+
+
+def corner_regions(size: tuple[int, int]) -> tuple[tuple[int, int, int, int], ...]:
+    """The boxes (x0, y0, x1, y1) of an upright card `size` = (w, h) that its two corners' reading
+    looks at (`_read_corner` of the card and of the card turned round): nothing else of it."""
+    w, h = size
+    x1, y1 = round(_WIDE[0] * w), round(_WIDE[1] * h)
+    return (0, 0, x1, y1), (w - x1, h - y1, w, h)
+
+
+def band_regions(size: tuple[int, int]) -> tuple[tuple[int, int, int, int], ...]:
+    """The boxes (x0, y0, x1, y1) of an upright card `size` = (w, h) that `_read_beside` looks at,
+    of the card and of the card turned round: its top and bottom bands."""
+    w, h = size
+    y1 = round(_BAND[3] * h)
+    return (0, 0, w, y1), (0, h - y1, w, h)
+
+
+def _weakest(image: np.ndarray) -> np.ndarray:
+    """Each pixel's weakest channel (OpenCV's min is several times faster than numpy's here)."""
+    if image.ndim != 3:
+        return image
+    return cv2.min(cv2.min(image[:, :, 0], image[:, :, 1]), image[:, :, 2])
+
+
+def _corner_crop(warped: np.ndarray) -> np.ndarray:
+    """The index corner: the fixed `_CORNER` box, grown to hold the rank and suit when they are larger."""
+    return _corner_and_grey(warped)[0]
+
+
+def _corner_and_grey(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The index corner (see `_corner_crop`) and its weakest channel: a corner of the wider
+    region's, which is worked out anyway."""
+    h, w = warped.shape[:2]
+    x0, x1, y0, y1 = _CORNER
+    ix0, iy0 = round(x0 * w), round(y0 * h)
+    ix1, iy1 = round(x1 * w), round(y1 * h)
+    region = warped[iy0 : round(_WIDE[1] * h), ix0 : round(_WIDE[0] * w)]
+    grey = _weakest(region)
+    if int(grey.max()) - int(grey.min()) >= 40:
+        _, ink = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
+        _, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+        rank = _rank_row(stats.tolist(), ink.shape, (w, h))
+        if rank is not None:
+            _, top, bottom, right = rank
+            bh = bottom - top
+            ix1 = max(ix1, min(ix0 + round(right + 0.45 * bh), round(_WIDE[0] * w)))
+            iy1 = max(iy1, min(iy0 + round(bottom + 1.35 * bh), round(_WIDE[1] * h)))
+    # The crop starts where the region does and lies inside it: its grey is a corner of the region's.
+    return warped[iy0:iy1, ix0:ix1], grey[: iy1 - iy0, : ix1 - ix0]
+
+
+def _rank_row(
+    rows: list[list[int]], shape: tuple[int, ...], card: tuple[int, int]
+) -> tuple[list[int], int, int, int] | None:
+    """The rank's blobs among connected components' `rows` of stats in a crop of `shape` from the
+    card's top-left corner (a card `card` = (w, h) px), and the row's top, bottom and right: its
+    first glyph is the topmost glyph-sized blob near the left edge, and beside it the 0 of a 10."""
+    w, h = card
+    rh, rw = shape[:2]
+    first = None
+    for k in range(1, len(rows)):
+        x, y, bw, bh, area = rows[k]
+        if (x == 0 and y == 0) or bh < 0.05 * h or bh > 0.2 * h or bw > 0.3 * w or x > 0.1 * w:
+            continue
+        if area < 0.15 * bw * bh or x + bw >= rw or y + bh >= rh:
+            continue
+        if first is None or y < rows[first][cv2.CC_STAT_TOP]:
+            first = k
+    if first is None:
+        return None
+    x, y, bw, bh, _ = rows[first]
+    blobs, top, bottom, right = [first], y, y + bh, x + bw
+    for k in range(1, len(rows)):  # the rest of the rank's row (the 0 of a 10)
+        kx, ky, kw, kh, _ = rows[k]
+        beside = k != first and right - 2 <= kx < right + 0.3 * bh and kw < bh
+        if beside and 0.75 * bh < kh < 1.25 * bh and abs(ky - top) < 0.2 * bh:
+            blobs.append(k)
+            right = max(right, kx + kw)
+    return blobs, top, bottom, right
+
+
+def _painted(labels: np.ndarray, n: int, blobs: list[int]) -> np.ndarray:
+    """255 on the given blobs of a label image (of `n` labels), 0 elsewhere: a lookup, several times
+    cheaper than np.isin."""
+    table = np.zeros(n, np.uint8)
+    table[blobs] = 255
+    return table.take(labels)
+
+
+def _has_hole(mask: np.ndarray) -> bool:
+    """Whether a glyph (non-zero = ink) encloses background bigger than a speck: a 0 does, a pip
+    doesn't."""
+    padded = cv2.copyMakeBorder(mask.astype(np.uint8), 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(cv2.compare(padded, 0, cv2.CMP_EQ), connectivity=4)
+    return any(stats[k, cv2.CC_STAT_AREA] >= 3 for k in range(2, n))
+
+
+def _same_line(row: list[int], stats: list[list[int]], labels: np.ndarray, least: float = 0.0) -> list[int]:
+    """The leftmost blob of a row at least `least` of the row's height, and beside it the 0 of a
+    10: of its height and with a hole, unlike a big pip or a picture that shares the row."""
+    tallest = max(stats[k][cv2.CC_STAT_HEIGHT] for k in row)
+    row = sorted(row, key=lambda k: stats[k][cv2.CC_STAT_LEFT])
+    first = next(i for i, k in enumerate(row) if stats[k][cv2.CC_STAT_HEIGHT] >= least * tallest)
+    h = stats[row[first]][cv2.CC_STAT_HEIGHT]
+    out = [row[first]]
+    for k in row[first + 1 :]:
+        x, y, bw, bh, _ = stats[k]
+        if 0.7 * h <= bh <= 1.3 * h and _has_hole(labels[y : y + bh, x : x + bw] == k):
+            out.append(k)
+    return out
+
+
+def _pieces(glyph: list[int], specks: list[int], stats: list[list[int]], above: int) -> list[int]:
+    """The specks that lie over a glyph's columns, between `above` and the glyph's bottom: pieces
+    of it that blur broke off (the top leaf of a small club)."""
+    x0 = min(stats[k][cv2.CC_STAT_LEFT] for k in glyph)
+    x1 = max(stats[k][cv2.CC_STAT_LEFT] + stats[k][cv2.CC_STAT_WIDTH] for k in glyph)
+    y1 = max(stats[k][cv2.CC_STAT_TOP] + stats[k][cv2.CC_STAT_HEIGHT] for k in glyph)
+    out = []
+    for k in specks:
+        x, y, bw, bh, _ = stats[k]
+        if x >= x0 and x + bw <= x1 and y >= above and y + bh <= y1:
+            out.append(k)
+    return out
+
+
+def _cut_pictures(ink: np.ndarray, labels: np.ndarray, stats: list[list[int]]) -> bool:
+    """Cut a glyph from a big pip or picture it touches (a court card's J against its spade).
+
+    A blob in the index column that is wider than tall (or about as wide, barely joined) is cut
+    at its thinnest column, and the right part dropped unless it has a hole: a 10 whose digits
+    touch stays whole.
+    Changes `ink`; True if it cut anything."""
+    ch, cw = ink.shape
+    cut = False
+    for k in range(1, len(stats)):
+        x, y, bw, bh, _ = stats[k]
+        if x > 0.3 * cw or bw < 0.9 * bh or bh < 0.1 * ch:
+            continue
+        mask = labels[y : y + bh, x : x + bw] == k
+        cols = np.count_nonzero(mask, axis=0)
+        lo, hi = round(0.2 * bw), round(0.85 * bw)
+        if hi <= lo:
+            continue
+        at = lo + int(np.argmin(cols[lo:hi]))
+        # A blob about as wide as tall may be one glyph (a wide K): cut only where it barely
+        # touches (a condensed K's leg against the big pip beside it).
+        thinnest = 0.25 if bw >= 1.15 * bh else 0.12
+        if cols[at] <= thinnest * cols.max() and not _has_hole(mask[:, at:]):
+            ink[y : y + bh, x + at : x + bw][mask[:, at:]] = 0
+            cut = True
+    return cut
+
+
+def _index_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, int] | None:
+    """Rank glyph, suit pip (each 255 = ink on its own canvas), whether the ink is red, and the
+    number of rows of glyphs."""
+    crop, grey = _corner_and_grey(warped)  # red ink is dark in its weakest channel
+    if int(grey.max()) - int(grey.min()) < 40:
+        return None
+    _, ink = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
+    ch, cw = ink.shape
+    cut = _drop_rules(ink)
+    n, labels, stats_array, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    stats = stats_array.tolist()  # plain ints: numpy scalars are slow to unpack and compare one by one
+    if _cut_pictures(ink, labels, stats):
+        n, labels, stats_array, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+        stats = stats_array.tolist()
+    keep, specks = [], []
+    for k in range(1, n):
+        x, y, bw, bh, area = stats[k]
+        if area < 6 or bh < 3:
+            continue
+        if bw < 0.1 * ch and bh < 0.1 * ch:
+            # Smaller than any index glyph: a speck heading a row would be taken for the rank, but
+            # it may be a piece of a pip that blur broke (a club's leaf), put back below.
+            specks.append(k)
+            continue
+        touches = x == 0 or y == 0 or x + bw >= cw or y + bh >= ch
+        # The table seen past a rounded corner fills the crop's corner, and the card's outline
+        # curves round it as a line; a glyph-tall blob of thicker strokes that only touches both
+        # edges is an index set close to them (a condensed 1 in a misfit warp).
+        line = area < 2 * bh  # a line (no glyph's strokes are this thin on average)
+        past_corner = x == 0 and y == 0 and (labels[0, 0] == k or bh < 0.2 * ch or line)
+        if past_corner or (x + bw >= cw and y + bh >= ch and (bw > 0.5 * cw or bh > 0.5 * ch)):
+            continue  # the table seen past a rounded corner, or a picture's corner
+        if touches and (bw <= 3 or bh <= 3 or line or area < 0.2 * bw * bh or bw > 0.8 * cw or bh > 0.6 * ch):
+            continue  # the card's outline or a court frame, not a glyph
+        if x + bw >= cw and x > 0.6 * cw:
+            continue  # the edge of a picture to the right
+        # A small thin curve where a line was cut, or in the corner: the card's rounded corner.
+        thin = area < 0.35 * bw * bh and bh < 0.2 * ch
+        if thin and ((x < 0.15 * cw and y < 0.15 * ch) or (cut is not None and cut[labels == k].any())):
+            continue
+        keep.append(k)
+    if not keep:
+        return None
+    # Rows: blobs that overlap the row's first blob by half the smaller height belong together
+    # (the 1 and 0 of a 10). Measured against the first blob, not the row's growing span, so that
+    # a big pip beside the rank, reaching lower, doesn't swallow the suit row under it.
+    keep.sort(key=lambda k: stats[k][cv2.CC_STAT_TOP])
+    rows: list[list[int]] = []
+    for k in keep:
+        top, kh = stats[k][cv2.CC_STAT_TOP], stats[k][cv2.CC_STAT_HEIGHT]
+        if rows:
+            a = rows[-1][0]
+            at, ah = stats[a][cv2.CC_STAT_TOP], stats[a][cv2.CC_STAT_HEIGHT]
+            if min(at + ah, top + kh) - max(at, top) >= 0.5 * min(ah, kh):
+                rows[-1].append(k)
+                continue
+        rows.append([k])
+    # The rank is the first row that is big enough; tiny specks above are noise.
+    big = [r for r in rows if max(stats[k][cv2.CC_STAT_HEIGHT] for k in r) >= 0.06 * ch]
+    if len(big) < 2:
+        return None
+    # A rank row's blob less than half its height is no glyph of it (a piece of the card's outline
+    # left of the rank); a pip may be, beside a bigger one.
+    rank_blobs = _same_line(big[0], stats, labels, 0.5)
+    rank = _painted(labels, n, rank_blobs)
+    suit_blobs = _same_line(big[1], stats, labels)
+    rank_bottom = max(stats[k][cv2.CC_STAT_TOP] + stats[k][cv2.CC_STAT_HEIGHT] for k in rank_blobs)
+    suit_blobs += _pieces(suit_blobs, specks, stats, int(rank_bottom))
+    suit = _painted(labels, n, suit_blobs)
+    suit = _trim_suit(suit, rank)
+    if suit is None:
+        return None
+    return rank, suit, _redness(crop, ink) > 0.15, len(big)
+
+
+def _drop_rules(ink: np.ndarray) -> np.ndarray | None:
+    """Take long straight lines out of the ink (a court picture's frame, the card's own edge): a
+    rank that touches one would be one blob with it, too tall to be a glyph. Changes `ink`;
+    returns where lines were cut (and round it), or None.
+
+    OpenCV's opening counts the crop's edge as ink, so a run that reaches the bottom edge counts
+    from half the length: picture strokes that join a pip from below are cut off with it (and so
+    do runs across that reach a side: the table seen past the card's top edge, a frame's top).
+    Not so the top edge, which the index itself sits against: a tall rank close to the card's top
+    (a condensed serif 10 or 8) would have its upright strokes taken for rules."""
+    ch, cw = ink.shape
+    # Long runs of ink, less those that are thick across (the wide middle of a big pip is long too).
+    # A blank margin above, as deep as the opening reaches, makes the top edge count as paper.
+    long = max(8, round(0.6 * ch))
+    down = cv2.copyMakeBorder(ink, long, 0, 0, 0, cv2.BORDER_CONSTANT, value=0)
+    down = _opened_line(down, long, vertical=True)[long:]
+    if cv2.countNonZero(down):  # (mostly there are none: the opening of nothing is nothing)
+        down &= ~cv2.morphologyEx(down, cv2.MORPH_OPEN, np.ones((1, 5), np.uint8))
+    across = _opened_line(ink, max(8, round(0.7 * cw)), vertical=False)
+    if cv2.countNonZero(across):
+        across &= ~cv2.morphologyEx(across, cv2.MORPH_OPEN, np.ones((5, 1), np.uint8))
+    lines = down | across
+    if not cv2.countNonZero(lines):
+        return None
+    cut = cv2.dilate(lines, np.ones((3, 3), np.uint8))
+    ink &= ~cut
+    return cv2.dilate(cut, np.ones((3, 3), np.uint8))
+
+
+_ZEROS = cv2.BORDER_CONSTANT  # OpenCV's constant border: zeros
+
+
+def _opened_line(ink: np.ndarray, length: int, vertical: bool) -> np.ndarray:
+    """cv2.morphologyEx(ink, MORPH_OPEN, a line of ones `length` long), to the pixel (OpenCV's
+    default borders: ink past the edge for the erosion, paper for the dilation), from two running
+    counts: what is left of the erosion has no paper in its line, the opening some of that within
+    the same line. OpenCV's opening costs about twice as much for a long line."""
+    anchor = length // 2
+    ksize, at = ((1, length), (0, anchor)) if vertical else ((length, 1), (anchor, 0))
+
+    def count(image: np.ndarray) -> np.ndarray:  # non-zero pixels in each pixel's line (none past the edge)
+        return cv2.boxFilter(image, cv2.CV_32S, ksize, anchor=at, normalize=False, borderType=_ZEROS)
+
+    eroded = cv2.compare(count(cv2.compare(ink, 0, cv2.CMP_EQ)), 0, cv2.CMP_EQ)
+    return cv2.compare(count(eroded), 0, cv2.CMP_GT)
+
+
+def _trim_suit(suit: np.ndarray, rank: np.ndarray) -> np.ndarray | None:
+    """The suit pip alone, where strokes of a picture beside it joined it (a queen's flower, a
+    sceptre): the pip is no taller than the rank and about as wide, so what lies outside that box
+    under the rank, and thin strokes, are cut off. None when no pip is left."""
+    suit_px = cv2.countNonZero(suit)
+    if cv2.countNonZero(rank) == 0 or suit_px == 0:
+        return None
+    # Bounding boxes of the ink (OpenCV's, of a mask's non-zero pixels: cheaper than np.nonzero).
+    rx, _, rw, rh = cv2.boundingRect(rank)
+    _, sy, sw, sh = cv2.boundingRect(suit)
+    if sh <= 1.25 * rh and sw <= 1.5 * rh:
+        return suit  # a pip's own size (some decks' pips are wider than the rank is tall)
+    hull = cv2.convexHull(cv2.findNonZero(suit))
+    if suit_px >= 0.75 * cv2.contourArea(hull):
+        return suit  # solid: a big pip (a small rank beside it), not a pip with strokes
+    centre = (rx + rx + rw - 1) / 2
+    x0, x1 = max(0, round(centre - 0.75 * rh)), round(centre + 0.75 * rh) + 1
+    y0, y1 = sy, sy + round(1.1 * rh)
+    out = np.zeros_like(suit)
+    out[y0:y1, x0:x1] = suit[y0:y1, x0:x1]
+    k = max(2, round(0.12 * rh))
+    out = cv2.morphologyEx(out, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(out, connectivity=8)
+    if n < 2:
+        return None
+    biggest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    return cv2.compare(labels, biggest, cv2.CMP_EQ)
+
+
+def _redness(crop: np.ndarray, ink: np.ndarray) -> float:
+    """How red the ink is, relative to the paper round it: over about 0.15 is red.
+
+    The paper's median per channel comes from its histogram, and only the ink's own pixels are
+    made float: the same values as medians of float copies of the crop, at half the cost."""
+    if crop.ndim != 3:
+        return 0.0
+    n_ink = cv2.countNonZero(ink)
+    n_paper = ink.size - n_ink
+    if n_ink < 5 or n_paper < 5:
+        return 0.0
+    paper_mask = cv2.compare(ink, 0, cv2.CMP_EQ)
+    hists = [cv2.calcHist([crop], [i], paper_mask, [256], [0, 256]).ravel() for i in range(3)]
+    below = np.cumsum(hists, axis=1)
+    # The two middle values (one when the count is odd), as np.median averages them.
+    lo = (below < (n_paper - 1) // 2 + 1).sum(axis=1)
+    hi = (below < n_paper // 2 + 1).sum(axis=1)
+    paper = [float(v) / 2 + 1 for v in (lo + hi).tolist()]
+    px = crop[ink > 0].astype(np.float32)
+    bn, gn, rn = px[:, 0] / paper[0], px[:, 1] / paper[1], px[:, 2] / paper[2]
+    return _median(rn - (gn + bn) / 2)
+
+
+def _median(values: np.ndarray) -> float:
+    """np.median of a 1-d array, to the bit (the two middle values' mean in the array's own type),
+    without its overhead: a few us instead of ~20."""
+    n = len(values)
+    k = (n - 1) // 2
+    if n % 2:
+        return float(np.partition(values, k)[k])
+    part = np.partition(values, (k, k + 1))
+    return float((part[k] + part[k + 1]) / 2)
+
+
+COLOUR_PENALTY = 3.0  # nats: ink colour is the surest cue to the suit
+JOKER_SCORE = -2.0  # four rows down the corner spell JOKER, unless a card reads more surely
+
+
+def _read_corner(warped: np.ndarray) -> dict[str, float] | None:
+    """Log-likelihood-like scores for each code from one corner, or None when it holds no index:
+    the built-in model's log-probabilities of rank and suit, the suit weighed by the ink's colour,
+    and of code UNKNOWN (`index_model.UNKNOWN`): glyphs that are no index of the deck."""
+    parts = _index_parts(warped)
+    return None if parts is None else _scores(*parts)
+
+
+def _beside_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, int] | None:
+    """`_index_parts` of an index laid across the card's top (a modern deck's: the rank at the top
+    left, its pip level with it at the top right), or None.
+
+    The pip is the furthest blob right of the rank, level with it, of about its height, whole
+    in the band, and it must end in the band's last fifth: a picture's piece seldom is all of
+    these."""
+    h, w = warped.shape[:2]
+    x0, x1, y0, y1 = _BAND
+    band = warped[round(y0 * h) : round(y1 * h), round(x0 * w) : round(x1 * w)]
+    grey = _weakest(band)
+    if int(grey.max()) - int(grey.min()) < 40:
+        return None
+    _, ink = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
+    _drop_rules(ink)
+    n, labels, stats_array, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    stats = stats_array.tolist()
+    found = _rank_row(stats, ink.shape, (w, h))
+    if found is None:
+        return None
+    rank_blobs, top, bottom, right = found
+    rh = bottom - top
+    bh_, bw_ = ink.shape
+    pip = None
+    for k in range(1, n):
+        x, y, bw, bh, area = stats[k]
+        if k in rank_blobs or x < right or not 0.5 * rh <= bh <= 2.2 * rh or not 0.3 * rh <= bw <= 2.5 * rh:
+            continue
+        if min(y + bh, bottom) - max(y, top) < 0.5 * min(bh, rh) or area < 0.3 * bw * bh:
+            continue
+        if y == 0 or x + bw >= bw_ or y + bh >= bh_:
+            continue  # cut by the band's edge: not a whole pip
+        if pip is None or x + bw > stats[pip][cv2.CC_STAT_LEFT] + stats[pip][cv2.CC_STAT_WIDTH]:
+            pip = k  # the furthest: a court's picture may hold a pip between
+    if pip is None:
+        return None
+    if stats[pip][cv2.CC_STAT_LEFT] + stats[pip][cv2.CC_STAT_WIDTH] < 0.8 * bw_:
+        return None  # not at the card's far side: a piece of a picture (inside a court's frame)
+    glyphs = _painted(labels, n, [*rank_blobs, pip])
+    return _painted(labels, n, rank_blobs), _painted(labels, n, [pip]), _redness(band, glyphs) > 0.15, 2
+
+
+def _read_beside(warped: np.ndarray) -> dict[str, float] | None:
+    """`_read_corner`'s scores for an index laid across the card's top (`_beside_parts`)."""
+    parts = _beside_parts(warped)
+    return None if parts is None else _scores(*parts)
+
+
+def _scores(rank: np.ndarray, suit: np.ndarray, red: bool, n_rows: int) -> dict[str, float] | None:
+    """Scores per code of a rank glyph and a suit pip (`_read_corner`'s), None when either holds
+    too little ink to be a glyph. `n_rows`: rows of glyphs down the corner (four spell JOKER)."""
+    rank_f, suit_f = glyph_features(rank), glyph_features(suit)
+    if rank_f is None or suit_f is None:
+        return None
+    rank_net, suit_net = load_model()
+    rank_lp = dict(zip(rank_net.classes, rank_net.log_probs(rank_f)[0].tolist(), strict=True))
+    suit_lp = dict(zip(suit_net.classes, suit_net.log_probs(suit_f)[0].tolist(), strict=True))
+    # How likely each glyph is none of the deck's (a Dutch B, the O of JOKER): the corner is then
+    # no card's, scored as code UNKNOWN against the cards (a model without the class has none).
+    not_rank, not_suit = rank_lp.pop(UNKNOWN, None), suit_lp.pop(UNKNOWN, None)
+    for s in SUITS:
+        if (s in _REDS) != red:
+            suit_lp[s] -= COLOUR_PENALTY
+    out = {r + s: rank_lp[r] + suit_lp[s] for r in RANKS for s in SUITS}
+    unknown = 0.0
+    if not_rank is not None and not_suit is not None:
+        unknown = 1.0 - (1.0 - np.exp(not_rank)) * (1.0 - np.exp(not_suit))
+    if n_rows >= 4:  # JOKER written down the corner, unless a card reads more surely
+        # Its J over an O that is no pip is a joker's, not some unknown index: that share of the
+        # unknown's chance is the joker's.
+        joker = float(np.exp(rank_lp["J"] + not_suit)) if not_suit is not None else 0.0
+        out[JOKER_CODE] = max(JOKER_SCORE, float(np.log(max(joker, 1e-12))))
+        unknown -= min(joker, unknown)
+    if not_rank is not None and not_suit is not None:
+        out[UNKNOWN] = float(np.log(max(unknown, 1e-12)))
+    return out
