@@ -18,8 +18,9 @@ from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
 from referee.cards import CardError, parse_card
-from referee.cli.main import EXIT_OK, _open_input
+from referee.cli.main import EXIT_OK
 from referee.errors import UserError, show_json
+from referee.live.script_file import open_script as _open_input
 from referee.rules.engine import IllegalEvent, SetupError
 from referee.rules.events import Event, Lay, Named, Snap, Unread, Wait
 from referee.rules.options import OptionError

@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import heldout_scenes as hs
 
-from hardware.camera import Frame
+from hardware.frames import Frame
 from referee.cards import JOKER_CODE
 from referee.sim.card_themes import available_themes
 from referee.vision import index as card_index

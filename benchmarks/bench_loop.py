@@ -23,7 +23,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from hardware.buttons import Edge
+from hardware.presses import Edge
 from referee.cards import parse_card
 from referee.live.loop import FAR_FUTURE, TableLoop
 from referee.rules.engine import finish, step
@@ -78,7 +78,8 @@ def press_to_signal(presses: int) -> list[float]:
     from hardware.buttons import SnapButtons
     from hardware.clock import MonotonicClock
     from hardware.pins import VirtualFactory
-    from hardware.signals import SignalPlayer, TableSignals
+    from hardware.signals import TableSignals
+    from referee.live.signal_player import SignalPlayer
     from referee.rules.announcer import Announcer
 
     clock = MonotonicClock()

@@ -30,7 +30,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from hardware.camera import Frame
+from hardware.frames import Frame
 from referee.cards import Card
 from referee.rules.events import Lay
 from referee.rules.rulings import Laid, StackWon

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from naive_detector import NaiveDetector
 
-from hardware.camera import Frame
+from hardware.frames import Frame
 from referee.cards import deck
 from referee.sim.card_themes import available_themes, theme_cards
 from referee.sim.render import STYLES, Placement, render_lay_sequence, render_pile

@@ -22,7 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from hardware.camera import Frame
+from hardware.frames import Frame
 from referee.cards import deck
 from referee.sim.render import render_lay_sequence
 from referee.vision.watcher import PileWatcher

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from hardware.buttons import Debouncer
+from hardware.presses import Debouncer
 
 LOCKOUT_US = Debouncer.lockout_us  # the Debouncer's default: what the table will use
 LATE_US = 2 * LOCKOUT_US

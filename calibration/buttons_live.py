@@ -22,8 +22,9 @@ import queue
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from hardware.buttons import Edge, SnapButtons
+from hardware.buttons import SnapButtons
 from hardware.clock import Clock
+from hardware.presses import Edge
 from hardware.signals import TableSignals
 from referee.errors import UserError
 from referee.live.wiring import Wiring

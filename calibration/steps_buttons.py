@@ -40,7 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from hardware.buttons import ButtonTrouble, Debouncer, Edge, Press
+from hardware.presses import ButtonTrouble, Debouncer, Edge, Press
 from hardware.usb_buttons import key_name
 from referee.errors import UserError
 from referee.live.wiring import GPIO_PINS, PHYSICAL_PIN, SeatWiring, Wiring

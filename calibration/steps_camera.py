@@ -43,8 +43,8 @@ from calibration.camera_check import (
     placement_verdict,
     verdict,
 )
-from hardware.camera import CameraLost, Frame
 from hardware.camera_controls import CameraControls, Exposure, NoControls
+from hardware.frames import CameraLost, Frame
 from referee.errors import UserError
 
 Phase = Literal["light", "lay", "card", "confirm", "done", "failed"]

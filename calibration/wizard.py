@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
-from hardware.camera import CameraLost
 from hardware.clock import VirtualClock
+from hardware.frames import CameraLost
 from referee.errors import UserError
 from referee.vision import profile as table_profile
 from referee.vision.profile import TableProfile

@@ -16,45 +16,16 @@ import itertools
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, Self
+from typing import Any, Self
 
 import cv2
 import numpy as np
 
+from .frames import CameraLost, Frame, FrameSource, SourceError
 from .image_files import MAX_PIXELS, ImageFileError, read_image
 
 IMAGE_EXTENSIONS = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".webp"})
-
-
-class SourceError(ValueError):
-    """A source that cannot be used: missing, empty, not a video, no frame rate."""
-
-
-class CameraLost(RuntimeError):
-    """A live camera went away: unplugged, failed to open, or stopped delivering frames."""
-
-
-@dataclass(frozen=True, slots=True)
-class Frame:
-    image: np.ndarray  # BGR uint8, H x W x 3
-    t_us: int
-    index: int  # frame number in the source, skipped frames included
-    lores: np.ndarray | None = None  # a small grey image for motion, when the source has one
-
-
-class FrameSource(Protocol):
-    name: str
-    skipped: int  # corrupt or unreadable frames skipped so far
-
-    def __iter__(self) -> Iterator[Frame]: ...
-
-    def close(self) -> None: ...
-
-    def __enter__(self) -> Self: ...
-
-    def __exit__(self, *exc: object) -> None: ...
 
 
 class _Source:

@@ -40,8 +40,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .board import HEADER_CHIP_LABELS, Chip, header_chip, read_chips
-from .buttons import Edge
 from .clock import Clock, MonotonicClock
+from .presses import Edge
 from .sweeper import TICK_US as TICK_US  # the readers' tick, where it always was
 from .sweeper import Sweeper
 

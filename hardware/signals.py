@@ -1,27 +1,26 @@
 """The referee's voice on the table: seat LEDs, a status LED and a buzzer.
 
-`TableSignals` owns the gpiozero devices and sets one target at a time.
-`SignalPlayer` plays a `referee.rules.announcer.Announcer` on them: live, from a
-daemon thread that sleeps until the next cue (on a `VirtualClock`, until the
-clock gets there), or, in tests, synchronously on a `VirtualClock` with `run_until`.
+`TableSignals` owns the gpiozero devices and sets one target at a time: a seat's LED
+(`("seat", i)`, a level 0..1), the status LED (`"status"`, an RGB triple) or the buzzer
+(`"buzzer"`, a frequency in Hz, or None for silence). What to show when is the referee's
+(`referee/live/signal_player.py` plays its announcer's cues here).
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Sequence
 from typing import Any
 
 from gpiozero import PWMLED, RGBLED, Buzzer, TonalBuzzer
 from gpiozero.tones import Tone
 
-from referee.rules.announcer import Announcer, Target, Value
-from referee.rules.rulings import Ruling
-
-from .clock import Clock
-
 log = logging.getLogger(__name__)
+
+# A device and what it shows (referee/rules/announcer.py's cues): ("seat", i) or "status" or
+# "buzzer"; a level, an RGB triple, or a tone in Hz (None: silent).
+Target = tuple[str, int] | str
+Value = float | tuple[float, float, float] | None
 
 # TonalBuzzer plays only from mid_tone - octaves to mid_tone + octaves (default A4 +- 1 octave:
 # 220..880 Hz, and it raises outside). E5 +- 2 octaves is 164.8..2637 Hz: every tone we use.
@@ -131,87 +130,3 @@ class TableSignals:
             if device is not None:
                 device.close()
         self.seats, self.status, self.buzzer = [], None, None
-
-
-class SignalPlayer:
-    """Plays an announcer's cues on the table's signals, on `clock`.
-
-    `announce` is what the table loop calls: it stamps the time, schedules and
-    wakes the player, holding the lock only for the scheduling, never while a
-    device is set. Live: `start()` runs a daemon thread. Tests: `run_until`.
-    """
-
-    def __init__(self, announcer: Announcer, signals: TableSignals, clock: Clock) -> None:
-        self.announcer = announcer
-        self.signals = signals
-        self.clock = clock
-        self._lock = threading.Lock()
-        self._wake = threading.Event()
-        self._stop = False
-        self._thread: threading.Thread | None = None
-
-    def announce(self, ruling: Ruling) -> None:
-        with self._lock:
-            self.announcer.announce(ruling, self.clock.now_us())
-        self._wake.set()
-
-    def ask(self, asking: bool) -> None:
-        """The referee asks which card was laid, or has been told: shown and sounded at once."""
-        with self._lock:
-            self.announcer.ask(asking, self.clock.now_us())
-        self._wake.set()
-
-    def pause(self, paused: bool) -> None:
-        """The game is paused (the camera is lost) or goes on again: shown at once."""
-        with self._lock:
-            self.announcer.pause(paused, self.clock.now_us())
-        self._wake.set()
-
-    def start(self) -> None:
-        if self._thread is not None:
-            raise RuntimeError("the player is already running")
-        self._stop = False
-        self._thread = threading.Thread(target=self._run, name="signal-player", daemon=True)
-        self._thread.start()
-
-    def run_until(self, t_us: int) -> None:
-        """Apply every cue due up to `t_us`, each at its own time: a VirtualClock jumps there."""
-        if self._thread is not None:
-            raise RuntimeError("run_until drives the player only when no thread does")
-        while True:
-            with self._lock:
-                t = self.announcer.next_due()
-            if t is None or t > t_us:
-                break
-            self.clock.sleep_until(t)
-            with self._lock:
-                changes = self.announcer.due(self.clock.now_us())
-            self._apply(changes)
-        self.clock.sleep_until(t_us)
-
-    def close(self) -> None:
-        """Stop the thread (the devices stay as they are: `TableSignals.close` releases them)."""
-        thread, self._thread = self._thread, None
-        if thread is not None:
-            self._stop = True
-            self._wake.set()
-            thread.join()
-
-    def _run(self) -> None:
-        while True:
-            # Clear, then look: an announce or a close after this point wakes the wait below.
-            self._wake.clear()
-            if self._stop:
-                return
-            with self._lock:
-                changes = self.announcer.due(self.clock.now_us())
-                t = self.announcer.next_due()
-            self._apply(changes)
-            self.clock.wait(self._wake, t)  # on a VirtualClock: until the clock gets to t
-
-    def _apply(self, changes: list[tuple[Target, Value]]) -> None:
-        for target, value in changes:
-            try:
-                self.signals.apply(target, value)
-            except Exception:
-                log.exception("could not set %r to %r", target, value)  # keep playing the other targets

@@ -39,8 +39,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
-from .buttons import Edge
 from .clock import Clock, MonotonicClock
+from .presses import Edge
 from .sweeper import TICK_US as TICK_US  # the readers' tick, where it always was
 from .sweeper import Sweeper
 

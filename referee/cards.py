@@ -24,6 +24,7 @@ _SYMBOL_TO_SUIT = {
     "\u2667": "C",  # ♣ ♧
 }
 JOKER_CODE = "JOKER"
+ASPECT = 88 / 63  # height / width of a poker-size card: the renderer draws it, the eyes expect it
 
 
 class CardError(ValueError):

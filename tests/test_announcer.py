@@ -19,8 +19,9 @@ from hypothesis import strategies as st
 
 from hardware.clock import VirtualClock
 from hardware.pins import VirtualFactory
-from hardware.signals import SignalPlayer, TableSignals
+from hardware.signals import TableSignals
 from referee.cards import parse_card
+from referee.live.signal_player import SignalPlayer
 from referee.rules.announcer import (
     AMBER,
     BASE,

@@ -2,9 +2,10 @@
 
 import gc
 
-from hardware.buttons import ButtonTrouble, Debouncer, Edge, Press, SnapButtons
+from hardware.buttons import SnapButtons
 from hardware.clock import VirtualClock
 from hardware.pins import VirtualFactory
+from hardware.presses import ButtonTrouble, Debouncer, Edge, Press
 
 T = 10_000_000  # a moment well into a game, in us
 

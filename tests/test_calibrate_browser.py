@@ -18,8 +18,9 @@ import cv2
 import numpy as np
 import pytest
 
+from calibration.kiosk import Holds, WizardHub, make_wizard_app
 from calibration.wizard_view import prompt_view
-from referee.cli.calibrate_kiosk import BackgroundWizard, Holds, WizardHub, make_wizard_app
+from referee.cli.background_wizard import BackgroundWizard
 from referee.kiosk.server import KioskServer
 from referee.vision.profile import TableProfile, load, partial_path, save
 from tests.conftest import ARTIFACTS, wait_for

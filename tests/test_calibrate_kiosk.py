@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 from starlette.testclient import TestClient
 
+from calibration.kiosk import Holds, WizardHub, make_wizard_app
 from calibration.steps import Prompt
 from calibration.steps_buttons import ButtonsStep
-from referee.cli.calibrate_kiosk import BackgroundWizard, Holds, WizardHub, make_wizard_app
+from referee.cli.background_wizard import BackgroundWizard
 from referee.cli.main import main
 from referee.live.wiring import default_wiring
 from referee.vision.profile import load, partial_path

@@ -7,16 +7,8 @@ import cv2
 import numpy as np
 import pytest
 
-from hardware.camera import (
-    CameraLost,
-    Frame,
-    ImageFolderSource,
-    Picamera2Source,
-    SourceError,
-    VideoSource,
-    natural_key,
-    open_source,
-)
+from hardware.camera import ImageFolderSource, Picamera2Source, VideoSource, natural_key, open_source
+from hardware.frames import CameraLost, Frame, SourceError
 
 
 def picture(n, h=48, w=64):
@@ -366,7 +358,8 @@ def test_the_simulators_frames_come_through_the_camera_interface():
 
 
 def test_a_live_camera_that_sends_only_black_frames_is_lost_after_3_seconds():
-    from hardware.camera import BLACK_US, CameraLost, Frame, black_frames_lose, is_black
+    from hardware.camera import BLACK_US, black_frames_lose, is_black
+    from hardware.frames import CameraLost, Frame
 
     black = np.zeros((120, 160, 3), np.uint8)
     dim_table = np.random.default_rng(3).integers(10, 60, (120, 160, 3)).astype(np.uint8)  # a dark cloth

@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 from hardware import gpio_double
 from hardware.board import Chip
-from hardware.buttons import Edge
 from hardware.clock import VirtualClock
 from hardware.gpio_buttons import (
     QUEUE_SLACK_US,
@@ -27,6 +26,7 @@ from hardware.gpio_buttons import (
 )
 from hardware.gpio_double import DoubleGpio
 from hardware.pins import VirtualFactory
+from hardware.presses import Edge
 from referee.cli.hwtest import run_hw_test
 from referee.cli.main import main
 from referee.errors import UserError

@@ -19,7 +19,7 @@ from typing import Any
 import cv2
 import pytest
 
-from hardware.buttons import ButtonTrouble
+from hardware.presses import ButtonTrouble
 from referee.cards import parse_card
 from referee.kiosk.app import KioskHub, make_app
 from referee.kiosk.server import KioskServer

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hardware.buttons import ButtonTrouble
+from hardware.presses import ButtonTrouble
 from referee.cards import parse_card
 from referee.kiosk.view import BIN_EDGES_MS, LOG_LINES, TableView, clock, kept_marks, marked_again
 from referee.live.host import _view_of, view_of

@@ -4,9 +4,10 @@ import threading
 
 import pytest
 
-from hardware.buttons import ButtonTrouble, Edge, SnapButtons
+from hardware.buttons import SnapButtons
 from hardware.clock import VirtualClock
 from hardware.pins import VirtualFactory
+from hardware.presses import ButtonTrouble, Edge
 from referee.cards import parse_card
 from referee.live.loop import EventError, TableLoop
 from referee.rules.events import Lay

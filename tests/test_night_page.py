@@ -183,7 +183,7 @@ def test_the_night_is_in_every_clients_view_read_only() -> None:
 
 def test_the_service_shows_a_game_won_in_tonights_table(tmp_path: Path, monkeypatch) -> None:
     """`referee run`: the night read at the start (nothing yet), and again when the game is won."""
-    from referee.cli import scores as scores_cli
+    from referee.live import scores as scores_cli
 
     seen: list[Any] = []
     refresh = scores_cli.NightFeed.refresh

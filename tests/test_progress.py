@@ -6,9 +6,9 @@ import random
 import numpy as np
 import pytest
 
-from hardware.buttons import Edge
-from hardware.camera import Frame
 from hardware.clock import VirtualClock
+from hardware.frames import Frame
+from hardware.presses import Edge
 from referee.cards import parse_card
 from referee.live.loop import ProgressError, TableLoop
 from referee.rules.events import Lay

@@ -270,7 +270,8 @@ class _LosingCamera:
         self.opened = 0
 
     def __call__(self, spec: str, fps: float | None = None):
-        from hardware.camera import CameraLost, FrameListSource, SourceError
+        from hardware.camera import FrameListSource
+        from hardware.frames import CameraLost, SourceError
 
         part = self.parts[min(self.opened, len(self.parts) - 1)] if self.opened < 3 else None
         self.opened += 1

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from calibration.steps_camera import CameraStep, drive
-from hardware.camera import CameraLost, Frame, FrameListSource
+from hardware.camera import FrameListSource
 from hardware.camera_controls import (
     AF_CONTINUOUS,
     AF_MANUAL,
@@ -17,6 +17,7 @@ from hardware.camera_controls import (
     RecordingControls,
     controls_for,
 )
+from hardware.frames import CameraLost, Frame
 from referee.cards import parse_card
 from referee.errors import UserError
 from referee.sim.render import render_lay_sequence

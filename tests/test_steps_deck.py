@@ -10,7 +10,7 @@ import pytest
 from calibration.sim_table import SimTable
 from calibration.steps_deck import DeckMissing, DeckStep, card_words
 from calibration.wizard import drive_live, drive_sim
-from hardware.camera import CameraLost
+from hardware.frames import CameraLost
 from referee.cards import parse_card
 from referee.cli.main import main
 from referee.errors import UserError

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 import pytest
 
-from hardware.camera import Frame
+from hardware.frames import Frame
 from referee.cards import SUITED
 from referee.sim.card_themes import available_themes, theme_cards
 from referee.sim.render import Camera, card_sprite, draw_hand, paste_sprite, rotate_sprite, table_surface

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 import hardware.usb_buttons as usb_buttons
 from calibration.sim_buttons import drive_buttons_sim
 from calibration.steps_buttons import ButtonsStep, UsbKey, free_pins, seat_buttons, usb_candidates
-from hardware.buttons import Edge
 from hardware.clock import VirtualClock
+from hardware.presses import Edge
 from hardware.usb_buttons import (
     QUEUE_SLACK_US,
     RESCAN_US,
@@ -558,7 +558,7 @@ def test_the_buttons_step_finds_which_usb_key_is_whose_and_writes_it_in_the_wiri
 
 
 def test_the_kiosk_names_a_seat_whose_usb_device_is_unplugged_until_it_is_back():
-    from hardware.buttons import ButtonTrouble
+    from hardware.presses import ButtonTrouble
     from referee.kiosk.view import TableView
 
     view = TableView(rules_for("celtic").new_game(["Ann", "Bob", "Cy"]))

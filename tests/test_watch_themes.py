@@ -6,7 +6,7 @@ import shutil
 import numpy as np
 import pytest
 
-from hardware.camera import Frame
+from hardware.frames import Frame
 from referee.cards import SUITED
 from referee.sim.card_themes import available_themes, theme_cards
 from referee.sim.render import render_lay_sequence

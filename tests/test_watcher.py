@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from hardware.camera import Frame
+from hardware.frames import Frame
 from referee.cards import deck, parse_card
 from referee.sim.render import draw_hand, random_hand, render_lay_sequence
 from referee.vision.watcher import PileWatcher, WatchCleared, WatchLay, _blown_up

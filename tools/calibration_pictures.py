@@ -25,8 +25,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from calibration.kiosk import Holds  # noqa: E402
 from calibration.wizard_view import prompt_view  # noqa: E402
-from referee.cli.calibrate_kiosk import BackgroundWizard, Holds  # noqa: E402
+from referee.cli.background_wizard import BackgroundWizard  # noqa: E402
 from tests.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402  (the browser tests' Chromium)
 
 WAIT_S = 120.0  # the whole deck at once takes about 15 s here

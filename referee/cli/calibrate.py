@@ -5,7 +5,7 @@ The steps are pure state machines in `calibration/`; these commands are their sh
 open the camera (or the simulated table), show the prompts, ask the questions, and keep each
 step's part of the table profile (docs/calibration.md). Where the prompts are shown and the
 questions answered is the step's front: the terminal (`Terminal`), or with `--kiosk` the
-wizard's page as well (`calibrate_kiosk.KioskFront`); the commands drive both the same way.
+wizard's page as well (`calibration/kiosk.py`'s `KioskFront`); the commands drive both the same way.
 """
 
 from __future__ import annotations
@@ -17,85 +17,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from calibration.terminal import Terminal
 from referee.errors import UserError
-
-
-class Terminal:
-    """The steps' front in the terminal: prompts printed (with a progress bar at a person's
-    terminal), questions asked with input(), and at the simulated table answered yes by the
-    simulated person. `pacer` holds the simulated table to the wall clock (`--speed`)."""
-
-    types = True  # answers may be typed while the step waits (the kiosk's come from its page)
-
-    def __init__(self, out: TextIO, sim: bool, pacer: Any, typed: Any = None) -> None:
-        from calibration.wizard import typed_line
-
-        self.out, self.sim, self.pacer = out, sim, pacer
-        self.typed = typed or typed_line  # a line typed while the camera runs, never waited for
-        self.console: Any = None
-        if hasattr(out, "isatty") and out.isatty():  # a person's terminal: prompts with progress bars
-            from rich.console import Console
-
-            self.console = Console(file=out, highlight=False)
-
-    def say(self, text: str) -> None:
-        self.out.write(text + "\n")
-        self.out.flush()
-
-    def begin(self, name: str, pile_box: Any = None) -> None:
-        """A step starts (`pile_box`: the pile's area from the profile, for the preview)."""
-
-    def show(self, prompt: Any) -> None:
-        from calibration.wizard_view import choices
-
-        said = choices(prompt)
-        text = prompt.text
-        if said and self.types and not self.sim and getattr(prompt, "waits", None) != "answer":
-            # Typed while the camera runs and the pins are watched: say what may be typed.
-            text += f"  [type {' / '.join(said)} and Enter]"
-        progress = getattr(prompt, "progress", None)
-        if self.console is None or not progress or progress[1] < 2:
-            self.say(text)
-            return
-        from rich.markup import escape
-        from rich.progress_bar import ProgressBar
-        from rich.table import Table
-
-        n, of = progress
-        line = Table.grid(padding=(0, 1))
-        line.add_row(ProgressBar(total=of, completed=n - 1, width=16), f"{n:>2}/{of}", escape(text))
-        self.console.print(line)
-
-    def ask(self, prompt: Any) -> str:
-        """The answer to the question `prompt` asks (waiting for it)."""
-        return "y" if self.sim else input(prompt.text + " ")
-
-    def meanwhile(self, prompt: Any) -> str | None:
-        """One of the prompt's choices given while the step waits for frames or presses: at a
-        real table, a line typed at the terminal (read without waiting)."""
-        from calibration.wizard_view import choices
-
-        if self.sim or not choices(prompt):
-            return None
-        line = self.typed()
-        return line.strip() if line and line.strip() else None
-
-    def seen(self, frame: Any, prompt: Any) -> None:
-        """A frame on its way to the step."""
-        self.pacer.at(frame.t_us)
-
-    def done(self, name: str, line: str) -> None:
-        self.say(line)
-
-    def kept(self, name: str, line: str) -> None:
-        self.say(line)
-
-    def skipped(self, name: str, line: str) -> None:
-        self.say(line)
-
-    def finish(self, line: str | None) -> None:
-        if line:
-            self.say(line)
 
 
 @contextlib.contextmanager
@@ -120,7 +43,7 @@ def _front(
         _open_camera(args.camera).close()
     context: contextlib.AbstractContextManager[Terminal]
     if kiosk:
-        from .calibrate_kiosk import serve_wizard
+        from calibration.kiosk import serve_wizard
 
         context = serve_wizard(
             out,
@@ -144,7 +67,8 @@ def _front(
 
 
 def _open_camera(spec: str) -> Any:
-    from hardware.camera import CameraLost, SourceError, open_source
+    from hardware.camera import open_source
+    from hardware.frames import CameraLost, SourceError
 
     try:
         return open_source(spec)

@@ -28,10 +28,10 @@ from typing import Any, NamedTuple, TextIO
 from gpiozero.exc import PinFactoryFallback
 
 from hardware.board import Board, gpio_factory, read_board
-from hardware.buttons import ButtonTrouble, Debouncer, Edge, Press
 from hardware.clock import Clock, MonotonicClock, VirtualClock
 from hardware.gpio_buttons import GpioButtons, GpioError
 from hardware.pins import VirtualFactory
+from hardware.presses import TROUBLE_WORDS, ButtonTrouble, Debouncer, Edge, Press
 from hardware.signals import TableSignals
 from hardware.usb_buttons import (
     DeviceInfo,
@@ -49,12 +49,6 @@ from referee.live.wiring import WiringError, describe_wiring, load_wiring
 LIGHT_US = 400_000
 TONES_HZ = (220, 440, 880, 1175, 1568, 2093)
 TONE_US = 250_000
-TROUBLE_WORDS = {
-    "stuck": "button stuck (held down too long): ignored until released",
-    "chattering": "button chattering: ignored until it falls quiet",
-    "recovered": "button back in order",
-    "unplugged": "button's USB device unplugged: presses paused until it is back",
-}
 
 
 def default_wiring_path() -> str:

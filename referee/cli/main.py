@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import stat
 import sys
 from collections.abc import Sequence
 from itertools import islice
@@ -12,38 +11,20 @@ from typing import TextIO
 
 from referee import __version__
 from referee.errors import UserError
+from referee.live.script_file import open_script
 from referee.rules.presets import PRESETS
 from referee.rules.rulings import Ruling
-from referee.rules.script import CappedLines, ScriptError, adjudicate
+from referee.rules.script import ScriptError, adjudicate
 from referee.rules.script_records import ruling_line, ruling_lines
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT = 0, 1, 2
-
-
-def _open_input(path: str) -> tuple[CappedLines, str, bool]:
-    """The script's lines (each at most MAX_LINE bytes), the name errors should use, and
-    whether it is a live stream."""
-    if path == "-":
-        stream = sys.stdin.buffer
-        name = "<stdin>"
-    else:
-        try:
-            stream = open(path, "rb")  # noqa: SIM115 - closed by the caller
-        except OSError as e:
-            raise UserError(f"{path}: cannot read: {e.strerror or e}") from None
-        name = path
-    try:
-        live = not stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
-    except (OSError, ValueError):
-        live = True
-    return CappedLines(stream, name), name, live
 
 
 BLOCK = 512  # rulings written at once when the script is a regular file
 
 
 def cmd_adjudicate(args: argparse.Namespace, out: TextIO) -> int:
-    stream, name, live = _open_input(args.file)
+    stream, name, live = open_script(args.file)
     write = out.write
     if args.pipeline:
         from referee.sim.pipeline import adjudicate_pipeline

@@ -12,7 +12,6 @@ import csv
 import json
 import math
 import sys
-from collections.abc import Callable
 from datetime import datetime
 from itertools import pairwise
 from pathlib import Path
@@ -21,16 +20,12 @@ from typing import Any, TextIO
 from referee.errors import UserError
 from referee.kiosk.view import BIN_EDGES_MS
 from referee.live.scores import (
-    GameScores,
     Night,
-    night,
     night_json,
     night_start,
     parse_since,
-    score_game,
-    since_started,
+    read_night,
 )
-from referee.rules.rulings import GameWon
 
 FORMATS = ("table", "csv", "json")
 BLOCKS = "·▁▂▃▄▅▆▇█"  # an empty bin is a dot: the axis still shows
@@ -51,62 +46,6 @@ CSV_FIGURES = (
     "games_in_a_row",
     "stacks_in_a_row",
 )
-
-
-def read_night(
-    journal: Any, since: datetime, cache: dict[tuple[Any, ...], GameScores] | None = None
-) -> Night:
-    """The night's table of the games `journal` holds that started at or after `since`.
-    `cache`: scores of games already replayed, by game, status and event count (the kiosk's
-    feed replays only what changed)."""
-    games = []
-    for game in since_started(journal.games(), since):
-        key = (game.id, game.status, game.events, game.last_mark)
-        scores = cache.get(key) if cache is not None else None
-        if scores is None:
-            scores = score_game(game, journal.events(game.id))
-            if cache is not None:
-                cache[key] = scores
-        games.append(scores)
-    return night(games)
-
-
-class NightFeed:
-    """The kiosk's night table: tonight's games read from the writer's own journal when a game
-    ends, and handed to the hub (`hub.night`). Ended games are replayed once (cached)."""
-
-    def __init__(
-        self,
-        journal: Any,
-        hub: Any,
-        note: Callable[[str], Any] = print,
-        now: Callable[[], datetime] | None = None,
-    ) -> None:
-        self.journal = journal
-        self.hub = hub
-        self.note = note
-        self.now = now or (lambda: datetime.now().astimezone())
-        self._cache: dict[tuple[Any, ...], GameScores] = {}
-
-    def refresh(self, *_: Any) -> None:
-        """Read tonight's games again (an argument, a hook's state, is ignored). A journal it
-        cannot read is one line and no table: the scores are never worth stopping a game for."""
-        since = night_start(self.now())
-        try:
-            table = read_night(self.journal, since, self._cache)
-            live = {(g.id, g.status, g.events, g.last_mark) for g in self.journal.games()}
-        except (UserError, ValueError, KeyError, TypeError) as e:
-            self.note(f"the night's scores: {e}")
-            self.hub.night(None)
-            return
-        for key in set(self._cache) - live:
-            del self._cache[key]  # bounded: only the journal's games as they are now
-        self.hub.night(night_json(table, since))
-
-    def on_ruling(self, ruling: Any) -> None:
-        """A ruling sink: a game won is one more game in tonight's table."""
-        if type(ruling) is GameWon:
-            self.refresh()
 
 
 def cmd_stats(args: argparse.Namespace, out: TextIO) -> int:

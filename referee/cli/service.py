@@ -18,7 +18,7 @@ EXIT_CAMERA_LOST = 3  # systemd restarts the service on this one; the journal re
 
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     """The table service: judges until the game is won (a script) or it is stopped (the camera)."""
-    from hardware.camera import CameraLost
+    from hardware.frames import CameraLost
     from referee.live.service import run_service
 
     try:

@@ -25,23 +25,12 @@ EXIT_CAMERA_LOST = 3  # the service restarts the camera on this one
 SIDES = ("bottom", "top", "left", "right")
 
 
-def _recogniser(profile_path: str | None, deck: int = 54) -> Any:
-    """The recogniser; in a 52-card deck (`deck`) a joker's corner is refused, not read."""
-    from referee.vision.recogniser import Profile, ProfileError, Recogniser
-
-    if profile_path is None:
-        return Recogniser(jokers=deck == 54)
-    try:
-        return Recogniser(Profile.load(profile_path), jokers=deck == 54)
-    except ProfileError as e:
-        raise UserError(str(e)) from None
-
-
 def cmd_recognize(args: argparse.Namespace, out: TextIO) -> int:
     """The top card of each frame: one JSON line per frame, a one-line error per bad frame."""
     from hardware.image_files import ImageFileError, read_image
+    from referee.vision.recogniser import recogniser_for
 
-    recogniser = _recogniser(args.profile, args.deck)
+    recogniser = recogniser_for(args.profile, args.deck)
     failed = 0
     for name in args.frames:
         try:
@@ -101,14 +90,17 @@ def _game_line(spec: str) -> dict[str, Any]:
 
 def cmd_watch(args: argparse.Namespace, out: TextIO) -> int:
     """Lays (and cleared stacks) seen in a video, an image folder or the camera, as a table script."""
-    from hardware.camera import CameraLost, SourceError, black_frames_lose, open_source
+    from hardware.camera import black_frames_lose, open_source
+    from hardware.frames import CameraLost, SourceError
     from referee.vision.watcher import PileWatcher, WatchCleared, WatchLay
 
     game = _game_line(args.game) if args.game else None
     sides = parse_sides(args.seats)
     # The deck: as --deck says, else as the game line says (52 cards unless it says 54), else any.
     deck = args.deck or (game.get("deck", 52) if game is not None else 54)
-    recogniser = _recogniser(args.profile, deck)
+    from referee.vision.recogniser import recogniser_for
+
+    recogniser = recogniser_for(args.profile, deck)
     seen: set[str] = set()  # cards laid since the stack was last cleared: unlikely to come again
 
     def recognise(image: Any, mask: Any) -> Any:

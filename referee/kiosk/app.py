@@ -16,7 +16,7 @@
 table side changes the view under a lock and bumps a version; the loop side is woken
 with `call_soon_threadsafe` and sends the newest view. Streams skip versions they were
 too slow to see; every view is whole, so nothing is lost by skipping. The calibration
-wizard's page (`calibrate_kiosk.py`) shares that hand-off (`LiveHub`) and the stream.
+wizard's page (`calibration/kiosk.py`) shares that hand-off (`LiveHub`) and the stream.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from hardware.buttons import ButtonTrouble
+from hardware.presses import ButtonTrouble
 from referee.cards import parse_card
 from referee.errors import UserError
 from referee.rules.announcer import Target, Value
@@ -425,12 +425,44 @@ def make_app(
     return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(KioskGuard, names=names)])
 
 
-def _replay_routes(clips: Any) -> list[Route]:
+class Clips(Protocol):
+    """The replay clips the kiosk shows (referee/live/clip_store.py's ClipStore)."""
+
+    def replay(self, game: int, t: int) -> dict[str, Any] | None: ...
+
+    def frame(self, game: int, t: int, k: int) -> bytes | None: ...
+
+
+def _replay_routes(clips: Clips | None) -> list[Route]:
+    """`GET /api/replay/{game}/{t}.json` and `/api/replay/{game}/{t}/{k}.jpg`: read-only."""
     if clips is None:
         return []
-    from referee.live.clip_store import replay_routes
 
-    return replay_routes(clips)
+    def ints(request: Request, *keys: str) -> list[int] | None:
+        try:
+            return [int(request.path_params[k]) for k in keys]
+        except ValueError:
+            return None
+
+    async def clip(request: Request) -> Response:
+        got = ints(request, "game", "t")
+        found = None if got is None else await run_in_threadpool(clips.replay, *got)
+        if found is None:
+            return error_response(404, "no replay of that ruling (a clip is saved a second or two after it)")
+        return JSONResponse(found, headers=NO_STORE)
+
+    async def frame(request: Request) -> Response:
+        got = ints(request, "game", "t", "k")
+        jpeg = None if got is None else await run_in_threadpool(clips.frame, *got)
+        if jpeg is None:
+            return error_response(404, "no such frame")
+        # A clip's frames never change once written: a browser may keep them.
+        return Response(jpeg, media_type="image/jpeg", headers={"Cache-Control": "max-age=3600"})
+
+    return [
+        Route("/api/replay/{game}/{t}.json", clip),
+        Route("/api/replay/{game}/{t}/{k}.jpg", frame),
+    ]
 
 
 def event_response(hub: LiveHub) -> Response:

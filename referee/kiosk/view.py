@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from statistics import fmean, median
 from typing import Any
 
-from hardware.buttons import ButtonTrouble
+from hardware.presses import ButtonTrouble
 from referee.cards import RANKS, Card
 from referee.rules.announcer import TURN_LEVEL, Target, Value
 from referee.rules.clips import worthy

@@ -139,6 +139,10 @@ class ClipStore:
             return None
         return data if isinstance(data, dict) else None
 
+    def replay(self, game: int, t: int) -> dict[str, Any] | None:
+        """The kiosk's replay of the ruling at `t` in `game` (`replay_json`), or None."""
+        return replay_json(self, game, t)
+
     def frame(self, game: int, t: int, k: int) -> bytes | None:
         if k < 0:
             return None
@@ -390,7 +394,7 @@ class ClipRecorder:
         self._tell()
 
 
-# The kiosk's routes: read-only, no token ------------------------------------------------
+# What the kiosk's replay routes read (referee/kiosk/app.py) --------------------------------
 
 
 def replay_json(store: ClipStore, game: int, t: int) -> dict[str, Any] | None:
@@ -411,42 +415,6 @@ def replay_json(store: ClipStore, game: int, t: int) -> dict[str, Any] | None:
     except (KeyError, TypeError, ValueError):
         return None
     return {"game": game, "t": t, "rulings": index.get("rulings", []), "frames": frames, "timeline": line}
-
-
-def replay_routes(store: ClipStore) -> list[Any]:
-    """`GET /api/replay/{game}/{t}.json` and `/api/replay/{game}/{t}/{k}.jpg`: read-only."""
-    from starlette.concurrency import run_in_threadpool
-    from starlette.requests import Request
-    from starlette.responses import JSONResponse, Response
-    from starlette.routing import Route
-
-    from referee.kiosk.app import NO_STORE, error_response
-
-    def ints(request: Request, *keys: str) -> list[int] | None:
-        try:
-            return [int(request.path_params[k]) for k in keys]
-        except ValueError:
-            return None
-
-    async def clip(request: Request) -> Response:
-        got = ints(request, "game", "t")
-        found = None if got is None else await run_in_threadpool(replay_json, store, *got)
-        if found is None:
-            return error_response(404, "no replay of that ruling (a clip is saved a second or two after it)")
-        return JSONResponse(found, headers=NO_STORE)
-
-    async def frame(request: Request) -> Response:
-        got = ints(request, "game", "t", "k")
-        jpeg = None if got is None else await run_in_threadpool(store.frame, *got)
-        if jpeg is None:
-            return error_response(404, "no such frame")
-        # A clip's frames never change once written: a browser may keep them.
-        return Response(jpeg, media_type="image/jpeg", headers={"Cache-Control": "max-age=3600"})
-
-    return [
-        Route("/api/replay/{game}/{t}.json", clip),
-        Route("/api/replay/{game}/{t}/{k}.jpg", frame),
-    ]
 
 
 # `referee export GAME --clips DIR` ------------------------------------------------------

@@ -33,8 +33,8 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from typing import Any
 
-from hardware.buttons import ButtonTrouble, Debouncer, Edge, Press
 from hardware.clock import Clock
+from hardware.presses import ButtonTrouble, Debouncer, Edge, Press
 from referee.cards import Card
 from referee.rules.engine import IllegalEvent, step
 from referee.rules.events import Event, Lay, Named, Snap, Unread, Wait

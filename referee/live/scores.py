@@ -33,12 +33,13 @@ spelling first seen is shown): a seat is only where someone sat that game.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, time, timedelta, tzinfo
 from statistics import median
 from typing import Any
 
+from referee.errors import UserError
 from referee.kiosk.view import BIN_EDGES_MS
 from referee.rules.engine import finish, step
 from referee.rules.events import Event, Lay, Named, Snap, Unread
@@ -478,3 +479,59 @@ def player_json(p: PlayerNight) -> dict[str, Any]:
         "stacks_in_a_row": p.stacks_in_a_row[0] if p.stacks_in_a_row is not None else 0,
         "reaction_bins": p.bins,
     }
+
+
+def read_night(
+    journal: Any, since: datetime, cache: dict[tuple[Any, ...], GameScores] | None = None
+) -> Night:
+    """The night's table of the games `journal` holds that started at or after `since`.
+    `cache`: scores of games already replayed, by game, status and event count (the kiosk's
+    feed replays only what changed)."""
+    games = []
+    for game in since_started(journal.games(), since):
+        key = (game.id, game.status, game.events, game.last_mark)
+        scores = cache.get(key) if cache is not None else None
+        if scores is None:
+            scores = score_game(game, journal.events(game.id))
+            if cache is not None:
+                cache[key] = scores
+        games.append(scores)
+    return night(games)
+
+
+class NightFeed:
+    """The kiosk's night table: tonight's games read from the writer's own journal when a game
+    ends, and handed to the hub (`hub.night`). Ended games are replayed once (cached)."""
+
+    def __init__(
+        self,
+        journal: Any,
+        hub: Any,
+        note: Callable[[str], Any] = print,
+        now: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.journal = journal
+        self.hub = hub
+        self.note = note
+        self.now = now or (lambda: datetime.now().astimezone())
+        self._cache: dict[tuple[Any, ...], GameScores] = {}
+
+    def refresh(self, *_: Any) -> None:
+        """Read tonight's games again (an argument, a hook's state, is ignored). A journal it
+        cannot read is one line and no table: the scores are never worth stopping a game for."""
+        since = night_start(self.now())
+        try:
+            table = read_night(self.journal, since, self._cache)
+            live = {(g.id, g.status, g.events, g.last_mark) for g in self.journal.games()}
+        except (UserError, ValueError, KeyError, TypeError) as e:
+            self.note(f"the night's scores: {e}")
+            self.hub.night(None)
+            return
+        for key in set(self._cache) - live:
+            del self._cache[key]  # bounded: only the journal's games as they are now
+        self.hub.night(night_json(table, since))
+
+    def on_ruling(self, ruling: Any) -> None:
+        """A ruling sink: a game won is one more game in tonight's table."""
+        if type(ruling) is GameWon:
+            self.refresh()

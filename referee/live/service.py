@@ -29,13 +29,14 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from hardware.board import gpio_factory
-from hardware.buttons import ButtonTrouble, Edge, SnapButtons
+from hardware.buttons import SnapButtons
 from hardware.clock import Clock, MonotonicClock, VirtualClock
 from hardware.gpio_buttons import GpioButtons
 from hardware.pins import VirtualFactory
-from hardware.signals import SignalPlayer, TableSignals
-from referee.cli.hwtest import TROUBLE_WORDS
+from hardware.presses import TROUBLE_WORDS, ButtonTrouble, Edge
+from hardware.signals import TableSignals
 from referee.errors import UserError
+from referee.live.signal_player import SignalPlayer
 from referee.rules.announcer import Announcer
 from referee.rules.engine import finish
 from referee.rules.events import Event, Lay, Named, Unread, Wait
@@ -48,6 +49,7 @@ from .config import Config, load_config
 from .journal import OPEN, STOPPED, WON, GameRecord, Journal
 from .loop import EventError, TableLoop
 from .replay import replay, untold
+from .script_file import open_script
 from .sd_notify import Notifier, Watchdog
 from .stopping import Stopped, StopRequest, stop_request
 
@@ -260,13 +262,11 @@ def _run_service(
         )
     stop.check()
 
-    from referee.cli.main import _open_input  # the same reading of FILE|- as `adjudicate`
-
     spec = GameSpec(config.players, config.rules, config.options)
     stream, name, explicit = None, "camera", False
     lines: Iterable[bytes] = ()
     if args.lays_from is not None:
-        stream, name, _ = _open_input(args.lays_from)
+        stream, name, _ = open_script(args.lays_from)
         try:
             lines, spec, explicit = _game_of(stream, name, spec)
         except ScriptError as e:  # its first line cannot be read (a line with no end: /dev/zero)
@@ -911,7 +911,7 @@ def _spec_of(line: dict[str, Any], default: GameSpec) -> GameSpec:
 def _night_scores(journal: Journal, kiosk: Kiosk, sinks: list[Any], note: Any) -> None:
     """The night's scores on the kiosk between games: read now, and again when a game is won
     (after `close_won` has closed it) or the host starts a new one."""
-    from referee.cli.scores import NightFeed
+    from .scores import NightFeed
 
     feed = NightFeed(journal, kiosk.hub, note)
     feed.refresh()
@@ -999,15 +999,16 @@ def _feed_camera(
     (presses are not judged, the status LED shows red) and is opened again with backoff;
     the watcher goes on from the pile it last saw, so a card laid meanwhile is reported
     when the camera is back. After the last retry the service exits 3 (systemd restarts it)."""
-    from hardware.camera import CameraLost, SourceError, black_frames_lose, open_source
-    from referee.cli.vision import _recogniser
+    from hardware.camera import black_frames_lose, open_source
+    from hardware.frames import CameraLost, SourceError
+    from referee.vision.recogniser import recogniser_for
     from referee.vision.watcher import PileWatcher, WatchAsk, WatchCleared, WatchLay
 
     opener = opener or open_source
     stopped = stopped or threading.Event()
     backoff_s = RECONNECT_S if backoff_s is None else backoff_s
     try:
-        recogniser = _recogniser(str(config.profile) if config.profile else None)
+        recogniser = recogniser_for(str(config.profile) if config.profile else None)
         seen: set[str] = set()
         watcher = PileWatcher(
             lambda image, mask: recogniser.recognise(image, mask, frozenset(seen)),

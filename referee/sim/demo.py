@@ -632,7 +632,7 @@ class _DemoKiosk:
 
 def _night_scores(journal: Journal, kiosk: _DemoKiosk, console: Console) -> None:
     """Tonight's demo games on the page, after the winner screen (as the service shows them)."""
-    from referee.cli.scores import NightFeed
+    from referee.live.scores import NightFeed
 
     if kiosk.night is None:
         kiosk.night = NightFeed(journal, kiosk.hub, lambda line: console.print(Text(line, style="yellow")))

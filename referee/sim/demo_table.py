@@ -27,14 +27,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
-from hardware.buttons import Debouncer, SnapButtons
+from hardware.buttons import SnapButtons
 from hardware.clock import VirtualClock
 from hardware.gpio_buttons import TICK_US, GpioButtons
 from hardware.gpio_double import DoubleGpio
 from hardware.pins import VirtualFactory
-from hardware.signals import SignalPlayer, TableSignals
+from hardware.presses import Debouncer
+from hardware.signals import TableSignals
 from referee.cards import Card
 from referee.live.loop import EventSink, QuestionSink, TableLoop
+from referee.live.signal_player import SignalPlayer
 from referee.live.wiring import default_wiring
 from referee.rules.announcer import Announcer
 from referee.rules.events import Event, Lay, Named, Snap, Unread, Wait

@@ -15,11 +15,13 @@ import random
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from hardware.buttons import Debouncer, SnapButtons
+from hardware.buttons import SnapButtons
 from hardware.clock import VirtualClock
 from hardware.pins import VirtualFactory
-from hardware.signals import SignalPlayer, TableSignals
+from hardware.presses import Debouncer
+from hardware.signals import TableSignals
 from referee.live.loop import EventError, TableLoop
+from referee.live.signal_player import SignalPlayer
 from referee.live.wiring import default_wiring
 from referee.rules.announcer import Announcer
 from referee.rules.events import Event, Snap

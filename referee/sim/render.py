@@ -25,11 +25,10 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from referee.cards import RANKS, Card, CardError, parse_card
+from referee.cards import ASPECT, RANKS, Card, CardError, parse_card
 
 from . import glyphs
 
-ASPECT = 88 / 63  # height / width of a poker-size card
 BGR = tuple[int, int, int]
 Sprite = tuple[np.ndarray, np.ndarray]  # (BGR image, uint8 mask)
 SIDES = ("bottom", "top", "left", "right")

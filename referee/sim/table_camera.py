@@ -62,7 +62,7 @@ from typing import Literal, NamedTuple
 import cv2
 import numpy as np
 
-from hardware.camera import Frame
+from hardware.frames import Frame
 from referee.cards import Card
 
 from .render import (

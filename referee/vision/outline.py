@@ -30,7 +30,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from referee.sim.render import ASPECT
+from referee.cards import ASPECT
 
 WARP_SIZE = (200, 280)
 MIN_WIDTH, MAX_WIDTH = 90, 480  # card widths accepted, a margin round 120..400 px

@@ -17,8 +17,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from referee.cards import JOKER_CODE, Card, parse_card
-from referee.sim.render import Placement, compose
+from referee.cards import ASPECT, JOKER_CODE, Card, parse_card
+from referee.errors import UserError
 
 from . import index as card_index
 from . import outline as card_outline
@@ -287,7 +287,10 @@ def _warm_up() -> None:
     the frame the watch loop reads a card in. The modules' own functions, not this module's names
     for them, which tests may replace."""
     table = np.full((240, 320, 3), (40, 110, 50), np.uint8)
-    frame = compose([Placement(parse_card("QH"), 160, 120, 20, 110)], table)
+    frame = table.copy()  # a plain card drawn here: the shipped eyes never import the simulator
+    box = cv2.boxPoints(((160.0, 120.0), (110.0, 110.0 * ASPECT), 20.0)).astype(np.int32)
+    cv2.fillConvexPoly(frame, box, (245, 245, 245), cv2.LINE_AA)
+    cv2.putText(frame, "Q", (125, 95), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (30, 30, 180), 2, cv2.LINE_AA)
     mask = cv2.dilate((frame != table).any(axis=2).astype(np.uint8) * 255, np.ones((9, 9), np.uint8))
     quad, _ = card_outline.change_outline(frame, mask)
     card_outline.find_top_card(frame, mask)
@@ -608,3 +611,14 @@ class Recogniser:
             return Reading(None, min(conf, 0.2), quad, ranked_out)
         agree = agreed == pick[0]
         return Reading(parse_card(pick[0]), conf, quad, ranked_out, is_sure(conf, agree), agree)
+
+
+def recogniser_for(profile_path: str | None, deck: int = 54) -> Recogniser:
+    """The recogniser, with the table's profile if one is given (a bad one: one line, exit 2);
+    in a 52-card deck (`deck`) a joker's corner is refused, not read."""
+    if profile_path is None:
+        return Recogniser(jokers=deck == 54)
+    try:
+        return Recogniser(Profile.load(profile_path), jokers=deck == 54)
+    except ProfileError as e:
+        raise UserError(str(e)) from None

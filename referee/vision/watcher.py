@@ -54,7 +54,7 @@ from typing import Any, NamedTuple
 import cv2
 import numpy as np
 
-from hardware.camera import Frame
+from hardware.frames import Frame
 from referee.cards import Card
 
 EDGES = ("bottom", "top", "left", "right")
