@@ -14,6 +14,7 @@ demo: $(VENV)/.installed
 test: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 	$(BIN)/pytest -m "not slow" -n auto
 
 test-slow: $(VENV)/.installed
