@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from typing import Any, ClassVar
 
-from referee.cards import QUEEN_OF_SPADES, deal_sizes
+from referee.cards import QUEEN_OF_SPADES, Card, deal_sizes
 
 from .events import Event, Lay, Snap, Wait
 from .options import Options
@@ -160,40 +160,20 @@ class Celtic:
 
     def lay(self, s: State, event: Lay, out: list[Ruling]) -> None:
         t, card, seat = event
-        if seat is None:
-            seat = s.turn
-            if seat is None:
-                raise IllegalEvent("nobody is on turn (a claim hold is on): the lay must name its seat")
-        else:
-            self.check_seat(s, seat)
-        hands = s.hands
-        if not hands[seat]:
-            raise IllegalEvent(f"seat {seat} holds no cards and cannot lay {card.code}")
-        if card.rank:
-            if s.on_stack >> card.index & 1:
-                raise IllegalEvent(f"{card.code} is already on the stack")
-        elif s.jokers >= s.jokers_allowed:
-            raise IllegalEvent(
-                "a joker was laid, but this deck has no more jokers"
-                if s.jokers_allowed
-                else "a joker was laid, but the deck has no jokers"
-            )
+        seat = self.laying_seat(s, seat, card)
         in_turn = seat == s.turn
+        hands = s.hands
         s.hands = hands[:seat] + (hands[seat] - 1,) + hands[seat + 1 :]
         if not in_turn and self._back:
-            # Seed 002: a card played by accident "is ignored and set aside": the seat takes
-            # it back and plays it on its turn. It is never on the stack; the call stays.
-            out.append(Laid(t, seat, card, s.laid % 13 + 1, s.count_out, s.turn, True, self._challenge))
-            if self.options.out_of_turn_penalised:
-                self.penalise(s, seat, "out_of_turn", t, out)
-            s.hands = s.hands[:seat] + (s.hands[seat] + 1,) + s.hands[seat + 1 :]
-            out.append(TakeBack(t, seat, card))
+            self.take_back(s, seat, card, t, out)
             return
         s.laid += 1
         call = (s.laid - 1) % 13 + 1
         value = self._face_values[card.rank]
         after: list[Ruling] = []
-        if in_turn:
+        if not in_turn:
+            count_out = self.lay_out_of_turn(s, seat, card, call, value, t, after)
+        else:
             self.push(s, card, call)
             s.last_layer = seat
             if self._challenge:
@@ -211,22 +191,58 @@ class Celtic:
                     self.start_claim(s, "stall", owner, t, after)  # type: ignore[arg-type]
                 else:
                     s.turn = self.next_seat(s, seat)
-        else:
-            if self._under and s.size:
-                self.push_under(s, card)
-            else:
-                self.push(s, card, call)
-                s.last_layer = seat
-                # A picture card starts a new count-out even out of turn (seed: "whenever
-                # someone lays a picture card"), but not during a hold: the hold goes on.
-                # A challenge is the next seat's turn to answer: a card out of turn is none.
-                if value and s.hold is None and not self._challenge:
-                    s.count_out, s.count_owner = value, seat
-            count_out = s.count_out
-            if self.options.out_of_turn_penalised:
-                self.penalise(s, seat, "out_of_turn", t, after)
         out.append(Laid(t, seat, card, call, count_out, s.turn, not in_turn, self._challenge))
         out.extend(after)
+
+    def laying_seat(self, s: State, seat: int | None, card: Card) -> int:
+        """The seat a lay is from (the seat on turn when it names none), once it may lay `card`."""
+        if seat is None:
+            seat = s.turn
+            if seat is None:
+                raise IllegalEvent("nobody is on turn (a claim hold is on): the lay must name its seat")
+        else:
+            self.check_seat(s, seat)
+        if not s.hands[seat]:
+            raise IllegalEvent(f"seat {seat} holds no cards and cannot lay {card.code}")
+        if card.rank:
+            if s.on_stack >> card.index & 1:
+                raise IllegalEvent(f"{card.code} is already on the stack")
+        elif s.jokers >= s.jokers_allowed:
+            raise IllegalEvent(
+                "a joker was laid, but this deck has no more jokers"
+                if s.jokers_allowed
+                else "a joker was laid, but the deck has no jokers"
+            )
+        return seat
+
+    def take_back(self, s: State, seat: int, card: Card, t: int, out: list[Ruling]) -> None:
+        """Seed 002: a card played by accident "is ignored and set aside": the seat takes it
+        back and plays it on its turn. It is never on the stack; the call stays."""
+        out.append(Laid(t, seat, card, s.laid % 13 + 1, s.count_out, s.turn, True, self._challenge))
+        if self.options.out_of_turn_penalised:
+            self.penalise(s, seat, "out_of_turn", t, out)
+        s.hands = s.hands[:seat] + (s.hands[seat] + 1,) + s.hands[seat + 1 :]
+        out.append(TakeBack(t, seat, card))
+
+    def lay_out_of_turn(
+        self, s: State, seat: int, card: Card, call: int, value: int, t: int, out: list[Ruling]
+    ) -> int | None:
+        """A card laid out of turn and kept: under the stack (a variant's rule) or on it.
+        Returns the count-out it leaves."""
+        if self._under and s.size:
+            self.push_under(s, card)
+        else:
+            self.push(s, card, call)
+            s.last_layer = seat
+            # A picture card starts a new count-out even out of turn (seed: "whenever
+            # someone lays a picture card"), but not during a hold: the hold goes on.
+            # A challenge is the next seat's turn to answer: a card out of turn is none.
+            if value and s.hold is None and not self._challenge:
+                s.count_out, s.count_owner = value, seat
+        count_out = s.count_out
+        if self.options.out_of_turn_penalised:
+            self.penalise(s, seat, "out_of_turn", t, out)
+        return count_out
 
     def challenge_lay(self, s: State, seat: int, value: int, t: int, out: list[Ruling]) -> int | None:
         """An in-turn card under the face-card challenge (seeds 002, 003, 004). Returns the

@@ -10,7 +10,8 @@ an instruction, and its sentence says what to do with which cards.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from .rulings import (
     Burned,
@@ -90,73 +91,110 @@ def say(
     `slapper`); `calls`: the game has calling out (else a lay's call is not worth saying)."""
     kind = type(ruling)
     if kind is Laid:
-        words = f"{names[ruling.seat]} lays {ruling.card.symbol}"
-        if calls:
-            words += f" call {ruling.call}"
-        if ruling.count_out is not None:
-            words += f" {count_words(ruling)}"
-        if ruling.out_of_turn:
-            words += " OUT OF TURN"
-        elif ruling.next is None:
-            words += " hold: first snap wins"
-        return words
+        return _laid(ruling, names, calls)  # type: ignore[arg-type]
     if kind is StackWon:
-        who = names[ruling.seat]
-        if ruling.by not in ("snap", "claim"):
-            how = AWARD_WORDS.get(ruling.by, f"by {ruling.by}")
-            if ruling.by == "penalty" and slapper is not None:
-                how = f"by penalty: {names[slapper]}'s wrong slap"
-            return f"{who} takes {cards(ruling.cards)} {how}{pile(ruling)}"
-        shout = "SNAP! takes" if ruling.by == "snap" else "CLAIMS"
-        words = f"{who} {shout} {cards(ruling.cards)} ({', '.join(reason_words(ruling.reasons))})"
-        words += pile(ruling)
-        if beaten is not None and ruling.margin_us is not None:
-            words += f" — beats {names[beaten]} by {ruling.margin_us / 1000:.1f} ms"
-        return words
-    if kind is Penalty:
-        what = "wrong snap" if ruling.reason == "wrong_snap" else "laid out of turn"
-        if not ruling.barred:
-            return f"{names[ruling.seat]} {what}: penalty"
-        return f"{names[ruling.seat]} {what}: penalised until another seat wins a stack"
-    if kind is SnapIgnored:
-        who = names[ruling.seat]
-        if ruling.reason == "late":
-            return f"{who} snap {(ruling.late_us or 0) / 1000:.1f} ms late"
-        if ruling.reason == "dead_heat":
-            return f"{who} dead heat: pressed at the same microsecond, no winner"
-        return f"{who} {IGNORED_WORDS.get(ruling.reason, 'snap ignored: ' + ruling.reason)}"
-    if kind is Burned:
-        where = "face down under the stack" if ruling.to == "stack" else "face down on the penalty pile"
-        return f"{names[ruling.seat]} puts {cards(ruling.cards)} from the top of the pile {where}"
-    if kind is SeatOut:
-        words = f"{names[ruling.seat]} is OUT of the game ({OUT_WORDS.get(ruling.reason, ruling.reason)})"
-        if ruling.cards:
-            words += f": put all {cards(ruling.cards)} face down under the stack"
-        return words
-    if kind is TakeBack:
-        return f"{names[ruling.seat]} takes {ruling.card.symbol} back: set it aside and lay it on your turn"
-    if kind is PenaltiesLifted:
-        return "everyone was penalised: all penalties lifted"
-    if kind is GameWon:
-        if ruling.reason == "triple":
-            return f"{names[ruling.seat]} slapped a TRIPLE and WINS THE GAME"
-        if ruling.reason == "last_seat_in":
-            return f"{names[ruling.seat]} is the last seat in and WINS THE GAME"
-        return f"{names[ruling.seat]} holds every card and WINS THE GAME"
-    if kind is Corrected:
-        at = _clock(ruling.lay_t)
-        if ruling.was is None:  # a lay the camera missed, added by the host
-            what = "no card" if ruling.card is None else ruling.card.symbol
-            return (
-                f"corrected: the camera missed a card laid at {at}, {what}: "
-                "the rulings since are judged again"
-            )
-        now = "no card was laid there" if ruling.card is None else f"it was {ruling.card.symbol}"
-        return (
-            f"corrected: the card read as {ruling.was.symbol} at {at} was misread, {now}: "
-            "the rulings since are judged again"
-        )
-    raise TypeError(f"not a ruling: {ruling!r}")
+        return _stack_won(ruling, names, beaten, slapper)  # type: ignore[arg-type]
+    words = _SAY.get(kind)
+    if words is None:
+        raise TypeError(f"not a ruling: {ruling!r}")
+    return words(ruling, names)
+
+
+def _laid(ruling: Laid, names: Sequence[str], calls: bool) -> str:
+    words = f"{names[ruling.seat]} lays {ruling.card.symbol}"
+    if calls:
+        words += f" call {ruling.call}"
+    if ruling.count_out is not None:
+        words += f" {count_words(ruling)}"
+    if ruling.out_of_turn:
+        words += " OUT OF TURN"
+    elif ruling.next is None:
+        words += " hold: first snap wins"
+    return words
+
+
+def _stack_won(ruling: StackWon, names: Sequence[str], beaten: int | None, slapper: int | None) -> str:
+    who = names[ruling.seat]
+    if ruling.by not in ("snap", "claim"):
+        how = AWARD_WORDS.get(ruling.by, f"by {ruling.by}")
+        if ruling.by == "penalty" and slapper is not None:
+            how = f"by penalty: {names[slapper]}'s wrong slap"
+        return f"{who} takes {cards(ruling.cards)} {how}{pile(ruling)}"
+    shout = "SNAP! takes" if ruling.by == "snap" else "CLAIMS"
+    words = f"{who} {shout} {cards(ruling.cards)} ({', '.join(reason_words(ruling.reasons))})"
+    words += pile(ruling)
+    if beaten is not None and ruling.margin_us is not None:
+        words += f" — beats {names[beaten]} by {ruling.margin_us / 1000:.1f} ms"
+    return words
+
+
+def _penalty(ruling: Penalty, names: Sequence[str]) -> str:
+    what = "wrong snap" if ruling.reason == "wrong_snap" else "laid out of turn"
+    if not ruling.barred:
+        return f"{names[ruling.seat]} {what}: penalty"
+    return f"{names[ruling.seat]} {what}: penalised until another seat wins a stack"
+
+
+def _snap_ignored(ruling: SnapIgnored, names: Sequence[str]) -> str:
+    who = names[ruling.seat]
+    if ruling.reason == "late":
+        return f"{who} snap {(ruling.late_us or 0) / 1000:.1f} ms late"
+    if ruling.reason == "dead_heat":
+        return f"{who} dead heat: pressed at the same microsecond, no winner"
+    return f"{who} {IGNORED_WORDS.get(ruling.reason, 'snap ignored: ' + ruling.reason)}"
+
+
+def _burned(ruling: Burned, names: Sequence[str]) -> str:
+    where = "face down under the stack" if ruling.to == "stack" else "face down on the penalty pile"
+    return f"{names[ruling.seat]} puts {cards(ruling.cards)} from the top of the pile {where}"
+
+
+def _seat_out(ruling: SeatOut, names: Sequence[str]) -> str:
+    words = f"{names[ruling.seat]} is OUT of the game ({OUT_WORDS.get(ruling.reason, ruling.reason)})"
+    if ruling.cards:
+        words += f": put all {cards(ruling.cards)} face down under the stack"
+    return words
+
+
+def _take_back(ruling: TakeBack, names: Sequence[str]) -> str:
+    return f"{names[ruling.seat]} takes {ruling.card.symbol} back: set it aside and lay it on your turn"
+
+
+def _lifted(ruling: PenaltiesLifted, names: Sequence[str]) -> str:
+    return "everyone was penalised: all penalties lifted"
+
+
+def _game_won(ruling: GameWon, names: Sequence[str]) -> str:
+    if ruling.reason == "triple":
+        return f"{names[ruling.seat]} slapped a TRIPLE and WINS THE GAME"
+    if ruling.reason == "last_seat_in":
+        return f"{names[ruling.seat]} is the last seat in and WINS THE GAME"
+    return f"{names[ruling.seat]} holds every card and WINS THE GAME"
+
+
+def _corrected(ruling: Corrected, names: Sequence[str]) -> str:
+    at = _clock(ruling.lay_t)
+    if ruling.was is None:  # a lay the camera missed, added by the host
+        what = "no card" if ruling.card is None else ruling.card.symbol
+        return f"corrected: the camera missed a card laid at {at}, {what}: the rulings since are judged again"
+    now = "no card was laid there" if ruling.card is None else f"it was {ruling.card.symbol}"
+    return (
+        f"corrected: the card read as {ruling.was.symbol} at {at} was misread, {now}: "
+        "the rulings since are judged again"
+    )
+
+
+# The rulings said from themselves and the names alone, by kind.
+_SAY: dict[type, Callable[[Any, Sequence[str]], str]] = {
+    Penalty: _penalty,
+    SnapIgnored: _snap_ignored,
+    Burned: _burned,
+    SeatOut: _seat_out,
+    TakeBack: _take_back,
+    PenaltiesLifted: _lifted,
+    GameWon: _game_won,
+    Corrected: _corrected,
+}
 
 
 def _clock(t_us: int) -> str:

@@ -290,12 +290,7 @@ def read_script(
                 last_t = t
                 yield lineno, item  # type: ignore[misc]
                 continue
-        try:
-            text = raw.decode("utf-8-sig" if lineno == 1 else "utf-8") if isinstance(raw, bytes) else raw
-            if lineno == 1:
-                text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
-        except UnicodeDecodeError:
-            raise ScriptError(f"{source}:{lineno}: not UTF-8 text") from None
+        text = _text(raw, lineno, source)
         if not text.strip():
             continue
         try:
@@ -320,12 +315,26 @@ def read_script(
         except _USER_ERRORS as e:
             raise ScriptError(f"{source}:{lineno}: {e}") from None
         yield lineno, event
-    if state is None and game is not None:
-        yield 0, game.new_game()
-    elif state is None:
+    if state is None:
+        yield 0, _default_game(game, source, lineno)
+
+
+def _text(raw: bytes | str, lineno: int, source: str) -> str:
+    """A line as text; the first may start with a byte-order mark some editors write."""
+    try:
+        text = raw.decode("utf-8-sig" if lineno == 1 else "utf-8") if isinstance(raw, bytes) else raw
+    except UnicodeDecodeError:
+        raise ScriptError(f"{source}:{lineno}: not UTF-8 text") from None
+    return text.removeprefix("\ufeff") if lineno == 1 else text
+
+
+def _default_game(game: GameSpec | None, source: str, lineno: int) -> State:
+    """The table of a script with no game line: the given game's, else an error."""
+    if game is None:
         raise ScriptError(
             f'{source}:{max(lineno, 1)}: empty input: expected a game line {{"game": {{"players": [...]}}}}'
         )
+    return game.new_game()
 
 
 def _loads(text: str) -> Any:

@@ -182,14 +182,43 @@ def _index_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, int]
     if int(grey.max()) - int(grey.min()) < 40:
         return None
     _, ink = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
-    ch, cw = ink.shape
+    ch = ink.shape[0]
     cut = _drop_rules(ink)
     n, labels, stats_array, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     stats = stats_array.tolist()  # plain ints: numpy scalars are slow to unpack and compare one by one
     if _cut_pictures(ink, labels, stats):
         n, labels, stats_array, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
         stats = stats_array.tolist()
-    keep, specks = [], []
+    keep, specks = _glyph_blobs(ink, labels, stats, n, cut)
+    if not keep:
+        return None
+    rows = _rows(keep, stats)
+    # The rank is the first row that is big enough; tiny specks above are noise.
+    big = [r for r in rows if max(stats[k][cv2.CC_STAT_HEIGHT] for k in r) >= 0.06 * ch]
+    if len(big) < 2:
+        return None
+    # A rank row's blob less than half its height is no glyph of it (a piece of the card's outline
+    # left of the rank); a pip may be, beside a bigger one.
+    rank_blobs = _same_line(big[0], stats, labels, 0.5)
+    rank = _painted(labels, n, rank_blobs)
+    suit_blobs = _same_line(big[1], stats, labels)
+    rank_bottom = max(stats[k][cv2.CC_STAT_TOP] + stats[k][cv2.CC_STAT_HEIGHT] for k in rank_blobs)
+    suit_blobs += _pieces(suit_blobs, specks, stats, int(rank_bottom))
+    suit = _painted(labels, n, suit_blobs)
+    suit = _trim_suit(suit, rank)
+    if suit is None:
+        return None
+    return rank, suit, _redness(crop, ink) > 0.15, len(big)
+
+
+def _glyph_blobs(
+    ink: np.ndarray, labels: np.ndarray, stats: list[list[int]], n: int, cut: np.ndarray | None
+) -> tuple[list[int], list[int]]:
+    """The ink blobs that may be index glyphs, and the specks (too small for a glyph, maybe a
+    piece of a pip that blur broke)."""
+    ch, cw = ink.shape
+    keep: list[int] = []
+    specks: list[int] = []
     for k in range(1, n):
         x, y, bw, bh, area = stats[k]
         if area < 6 or bh < 3:
@@ -216,11 +245,13 @@ def _index_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, int]
         if thin and ((x < 0.15 * cw and y < 0.15 * ch) or (cut is not None and cut[labels == k].any())):
             continue
         keep.append(k)
-    if not keep:
-        return None
-    # Rows: blobs that overlap the row's first blob by half the smaller height belong together
-    # (the 1 and 0 of a 10). Measured against the first blob, not the row's growing span, so that
-    # a big pip beside the rank, reaching lower, doesn't swallow the suit row under it.
+    return keep, specks
+
+
+def _rows(keep: list[int], stats: list[list[int]]) -> list[list[int]]:
+    """Rows: blobs that overlap the row's first blob by half the smaller height belong together
+    (the 1 and 0 of a 10). Measured against the first blob, not the row's growing span, so that
+    a big pip beside the rank, reaching lower, doesn't swallow the suit row under it."""
     keep.sort(key=lambda k: stats[k][cv2.CC_STAT_TOP])
     rows: list[list[int]] = []
     for k in keep:
@@ -232,22 +263,7 @@ def _index_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, int]
                 rows[-1].append(k)
                 continue
         rows.append([k])
-    # The rank is the first row that is big enough; tiny specks above are noise.
-    big = [r for r in rows if max(stats[k][cv2.CC_STAT_HEIGHT] for k in r) >= 0.06 * ch]
-    if len(big) < 2:
-        return None
-    # A rank row's blob less than half its height is no glyph of it (a piece of the card's outline
-    # left of the rank); a pip may be, beside a bigger one.
-    rank_blobs = _same_line(big[0], stats, labels, 0.5)
-    rank = _painted(labels, n, rank_blobs)
-    suit_blobs = _same_line(big[1], stats, labels)
-    rank_bottom = max(stats[k][cv2.CC_STAT_TOP] + stats[k][cv2.CC_STAT_HEIGHT] for k in rank_blobs)
-    suit_blobs += _pieces(suit_blobs, specks, stats, int(rank_bottom))
-    suit = _painted(labels, n, suit_blobs)
-    suit = _trim_suit(suit, rank)
-    if suit is None:
-        return None
-    return rank, suit, _redness(crop, ink) > 0.15, len(big)
+    return rows
 
 
 def _drop_rules(ink: np.ndarray) -> np.ndarray | None:

@@ -823,50 +823,71 @@ def _search(
     k = -(-(max(w, h) if hint is not None else w) // work)
     small = cv2.resize(image, (w // k, h // k), interpolation=cv2.INTER_AREA) if k > 1 else image
     scale = small.shape[1] / w
-    reach = int(max(20, round(16 / scale)))
-
-    def in_change(found: _Quad) -> bool:
-        """With a change mask, the new card is inside it."""
-        return mask is None or _covered(mask, found.quad) > 0.85
-
-    def refine_all(boxes: list[np.ndarray], least: float = 0.0) -> None:
-        for i, box in enumerate(boxes):
-            # Only the likeliest boxes may have a side put right: it costs up to 24 side fits.
-            found = _refined(
-                image, box / scale, (reach, reach), complete=i < _COMPLETE, aspect=aspect, tilted=tilted
-            )
-            if found is not None and in_change(found):
-                held = _holds(found, least)
-                if held:
-                    scored.append(found)
-                # A frame printed on the card, one side put right at the card's shape (not the
-                # frame's), falls short of `least`: the card round it may not. Only an even frame
-                # (a card's margin inside it): other boxes short of it, stepped out of, run on
-                # past the top card onto one lying square to it underneath.
-                if found.support >= _GROWN and (held or found.margin):
-                    grown = _grown(image, found, tilted=tilted)
-                    if grown is not None and _holds(grown, least) and in_change(grown):
-                        scored.append(grown)
-            # A side of the top card that is faint (white on the white card under it) loses the
-            # fit above to a strong line near it: the edge of a card a few px out, or a line
-            # printed just inside the card. The box already lies on the card's own edges (its
-            # paper's blob, or straight lines found on them); fitted close in, it keeps them.
-            found = _refined(image, box / scale, (int(3 / scale) + 2,) * 2, complete=False, tilted=tilted)
-            if found is not None and found.support >= _LINES and in_change(found):
-                scored.append(found)
-
+    look = _Look(image, scale, int(max(20, round(16 / scale))), aspect, tilted, mask)
     boxes, edges, light = _rough(small, scale)
-    refine_all(boxes)
+    _refine_boxes(look, boxes, scored)
     if edges is not None:
         # Outlines broken into the pictures or the cards round them (a court picture that runs to
         # the card's edge): pairs of straight sides too. They find more junk (a picture's frame,
         # the end of a card underneath): only sure ones, and the full-sized card on top wins.
         pairs, corners = _line_seeds(edges, light, scale, aspect)
-        refine_all(_likeliest(pairs, edges), _LINES)
+        _refine_boxes(look, _likeliest(pairs, edges), scored, _LINES)
         # Boxes from corners cost as much again: only while no card with a card's margin is found.
         if not any(q.support >= _LINES and q.margin for q in scored):
-            refine_all(_likeliest(corners, edges, _CORNERS), _LINES)
+            _refine_boxes(look, _likeliest(corners, edges, _CORNERS), scored, _LINES)
     return _pick(scored, length, aspect)
+
+
+class _Look(NamedTuple):
+    """What one search looks at: the image, the scale it was searched at, how far a side may be
+    put right, and the card's expected shape; `mask`: the change the new card lies in."""
+
+    image: np.ndarray
+    scale: float
+    reach: int
+    aspect: float | None
+    tilted: bool
+    mask: np.ndarray | None
+
+
+def _in_change(mask: np.ndarray | None, found: _Quad) -> bool:
+    """With a change mask, the new card is inside it."""
+    return mask is None or _covered(mask, found.quad) > 0.85
+
+
+def _refine_boxes(look: _Look, boxes: list[np.ndarray], scored: list[_Quad], least: float = 0.0) -> None:
+    """Each rough box fitted to the card's edges; those that hold go on `scored`."""
+    for i, box in enumerate(boxes):
+        # Only the likeliest boxes may have a side put right: it costs up to 24 side fits.
+        found = _refined(
+            look.image,
+            box / look.scale,
+            (look.reach,) * 2,
+            complete=i < _COMPLETE,
+            aspect=look.aspect,
+            tilted=look.tilted,
+        )
+        if found is not None and _in_change(look.mask, found):
+            held = _holds(found, least)
+            if held:
+                scored.append(found)
+            # A frame printed on the card, one side put right at the card's shape (not the
+            # frame's), falls short of `least`: the card round it may not. Only an even frame
+            # (a card's margin inside it): other boxes short of it, stepped out of, run on
+            # past the top card onto one lying square to it underneath.
+            if found.support >= _GROWN and (held or found.margin):
+                grown = _grown(look.image, found, tilted=look.tilted)
+                if grown is not None and _holds(grown, least) and _in_change(look.mask, grown):
+                    scored.append(grown)
+        # A side of the top card that is faint (white on the white card under it) loses the
+        # fit above to a strong line near it: the edge of a card a few px out, or a line
+        # printed just inside the card. The box already lies on the card's own edges (its
+        # paper's blob, or straight lines found on them); fitted close in, it keeps them.
+        found = _refined(
+            look.image, box / look.scale, (int(3 / look.scale) + 2,) * 2, complete=False, tilted=look.tilted
+        )
+        if found is not None and found.support >= _LINES and _in_change(look.mask, found):
+            scored.append(found)
 
 
 def outline_candidates(

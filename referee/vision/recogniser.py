@@ -460,7 +460,6 @@ class Recogniser:
         then every other card-like outline is read (`_among_outlines`). What only that finds is a
         better guess to show, never sure: the table is asked (`_guess`)."""
         self._tops.clear()
-        h, w = image.shape[:2]
         tried: list[Reading] = []
         stop = len(_LEVELS_BOUND)  # how many levels a reading that is not thorough would have read
         # An outline well inside the window with an index read is the card's, read or refused:
@@ -470,18 +469,7 @@ class Recogniser:
         # a refused index was read as some card on a smaller level: refusals 170 to 160 of 240.
         # So only a still photo does, and never past a refused index.)
         for f, level in _pyramid(image):
-            if f == 1:
-                reading = self._recognise_level(image, hint_mask, seen)
-            else:
-                mask = (
-                    None
-                    if hint_mask is None
-                    else np.ascontiguousarray(hint_mask[: h // f * f : f, : w // f * f : f])
-                )
-                got = self._recognise_level(level, mask, seen)
-                # A level pixel is f frame pixels; its centre lies (f - 1) / 2 into them.
-                quad = None if got.quad is None else got.quad * f + (f - 1) / 2
-                reading = Reading(got.card, got.confidence, quad, got.ranked, got.sure, got.agree)
+            reading = self._read_level(f, level, hint_mask, seen)
             if len(tried) >= stop:
                 # A level read only because the photo is read thoroughly: its card may be the
                 # better guess, but never one to act on (_guess).
@@ -504,6 +492,21 @@ class Recogniser:
         if best.card is not None and self._tops:
             self._fits.append(max(self._tops) >= FACE_FAIR)  # its picture, on the outline that fits best
         return best
+
+    def _read_level(
+        self, f: int, level: np.ndarray, hint_mask: np.ndarray | None, seen: frozenset[str]
+    ) -> Reading:
+        """The reading of one pyramid level (`f` frame pixels a side to its pixel), mapped back."""
+        if f == 1:
+            return self._recognise_level(level, hint_mask, seen)
+        mask = None
+        if hint_mask is not None:
+            h, w = hint_mask.shape[:2]
+            mask = np.ascontiguousarray(hint_mask[: h // f * f : f, : w // f * f : f])
+        got = self._recognise_level(level, mask, seen)
+        # A level pixel is f frame pixels; its centre lies (f - 1) / 2 into them.
+        quad = None if got.quad is None else got.quad * f + (f - 1) / 2
+        return Reading(got.card, got.confidence, quad, got.ranked, got.sure, got.agree)
 
     def _among_outlines(
         self, image: np.ndarray, marks: tuple[np.ndarray, float] | None = None
