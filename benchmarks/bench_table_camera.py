@@ -162,7 +162,7 @@ def figure_speed(players: int, seed: int, lays: int, repeat: int) -> None:
         )
     print("  render: frames per second of the camera alone; render + watch: with the pile watcher and")
     print("  the recogniser on every frame; watch: their cost per frame. The outline search takes cards")
-    print("  90 px wide and up (card_outline.MIN_WIDTH): at 320x240 the cards are 70 px, and go unread.")
+    print("  90 px wide and up (outline.MIN_WIDTH): at 320x240 the cards are 70 px, and go unread.")
 
 
 def score(camera: TableCamera, got: list[tuple[WatchEvent, int]], fps: float) -> dict[str, object]:

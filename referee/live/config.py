@@ -39,7 +39,7 @@ _HARDWARE_KEYS = ("pins", "wiring", "buttons")
 _HOST_NAME = re.compile(r"[A-Za-z0-9.:_-]{1,253}")  # a DNS name, an IPv4 or an IPv6 address
 _SERVICE_KEYS = ("data_dir", "kiosk", "kiosk_host", "kiosk_port", "kiosk_names")
 _KIOSK_KEYS = ("listen", "sound")
-SOUND_SETTINGS = ("auto", "on", "off")  # kiosk_sound.SOUND_CHOICES, without importing the kiosk
+SOUND_SETTINGS = ("auto", "on", "off")  # kiosk/sound.py's SOUND_CHOICES: the config is read without the kiosk
 
 
 class ConfigError(UserError):
