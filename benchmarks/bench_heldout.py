@@ -113,7 +113,11 @@ def upper95(k: int, n: int) -> float:
 
 TRAIN_TOOL = ROOT / "tools" / "train_index_model.py"
 # What a fold model depends on: the training script, and the reader that cuts its glyphs out.
-TRAINING_CODE = (TRAIN_TOOL, ROOT / "referee" / "vision" / "index.py", ROOT / "referee" / "vision" / "index_model.py")
+TRAINING_CODE = (
+    TRAIN_TOOL,
+    ROOT / "referee" / "vision" / "index.py",
+    ROOT / "referee" / "vision" / "index_model.py",
+)
 LOTO_CACHE = Path.home() / ".cache" / "referee" / "loto"
 FOLD_BUDGET = {"copies": 2, "epochs": 20}
 FULL_BUDGET = {"copies": 4, "epochs": 40}  # the shipped model's
