@@ -35,6 +35,8 @@ from .state import NO_CARD, Deferred, Hold, State
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 
+_new = tuple.__new__  # a ruling (a NamedTuple) made without its Python-level __new__
+
 
 class IllegalEvent(ValueError):
     """An event that cannot have happened at a real table (a script error)."""
@@ -101,7 +103,8 @@ class Celtic:
         if t < s.now:
             raise IllegalEvent(f"time goes backwards: t={t} after t={s.now}")
         s.now = t
-        self.advance(s, t, out)
+        if s.pending_t is not None or s.deferred is not None or s.hold is not None:
+            self.advance(s, t, out)  # most events find nothing waiting: no call for them
         kind = type(event)
         if kind is Snap:
             self.check_seat(s, event.seat)  # type: ignore[union-attr]
@@ -160,7 +163,12 @@ class Celtic:
 
     def lay(self, s: State, event: Lay, out: list[Ruling]) -> None:
         t, card, seat = event
-        seat = self.laying_seat(s, seat, card)
+        turn = s.turn
+        rank = card.rank
+        if seat is None and turn is not None and s.hands[turn] and rank and not s.on_stack >> card.index & 1:
+            seat = turn  # the usual lay: the seat on turn, a card not on the stack yet
+        else:
+            seat = self.laying_seat(s, seat, card)  # the checks, each with its own message
         in_turn = seat == s.turn
         hands = s.hands
         s.hands = hands[:seat] + (hands[seat] - 1,) + hands[seat + 1 :]
@@ -169,7 +177,7 @@ class Celtic:
             return
         s.laid += 1
         call = (s.laid - 1) % 13 + 1
-        value = self._face_values[card.rank]
+        value = self._face_values[rank]
         after: list[Ruling] = []
         if not in_turn:
             count_out = self.lay_out_of_turn(s, seat, card, call, value, t, after)
@@ -191,7 +199,7 @@ class Celtic:
                     self.start_claim(s, "stall", owner, t, after)  # type: ignore[arg-type]
                 else:
                     s.turn = self.next_seat(s, seat)
-        out.append(Laid(t, seat, card, call, count_out, s.turn, not in_turn, self._challenge))
+        out.append(_new(Laid, (t, seat, card, call, count_out, s.turn, not in_turn, self._challenge)))
         out.extend(after)
 
     def laying_seat(self, s: State, seat: int | None, card: Card) -> int:
@@ -314,7 +322,10 @@ class Celtic:
     def next_seat(self, s: State, seat: int) -> int:
         """The next seat clockwise after `seat` that holds cards (`seat` itself last)."""
         hands, n = s.hands, len(s.hands)
-        for step in range(1, n + 1):
+        nxt = seat + 1 if seat + 1 < n else 0
+        if hands[nxt]:
+            return nxt  # the usual case, without the loop's set-up
+        for step in range(2, n + 1):
             nxt = (seat + step) % n
             if hands[nxt]:
                 return nxt
