@@ -75,7 +75,8 @@ late) never cuts off the winner's chirp, and nothing cuts off the finale.
 from __future__ import annotations
 
 from collections import deque
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from .rulings import (
     Burned,
@@ -224,23 +225,22 @@ def game_won(winner: int, seats: int) -> list[Cue]:
     return cues + _tones(MELODY)
 
 
+# Each kind of ruling's transient pattern and its priority (a kind not here has none).
+_PATTERNS: dict[type, Callable[[Any, int], tuple[int, list[Cue]]]] = {
+    StackWon: lambda r, seats: (RULING, stack_won(r.seat, r.by)),
+    Penalty: lambda r, seats: (RULING, penalty(r.seat)),
+    SnapIgnored: lambda r, seats: (TICK, snap_ignored(r.reason)),
+    GameWon: lambda r, seats: (FINALE, game_won(r.seat, seats)),
+    Burned: lambda r, seats: (RULING, burned(r.seat, r.cards)),
+    SeatOut: lambda r, seats: (RULING, seat_out(r.seat)),
+    TakeBack: lambda r, seats: (RULING, take_back(r.seat)),
+}
+
+
 def pattern(ruling: Ruling, seats: int) -> tuple[int, list[Cue]]:
     """A ruling's transient pattern and its priority."""
-    if isinstance(ruling, StackWon):
-        return RULING, stack_won(ruling.seat, ruling.by)
-    if isinstance(ruling, Penalty):
-        return RULING, penalty(ruling.seat)
-    if isinstance(ruling, SnapIgnored):
-        return TICK, snap_ignored(ruling.reason)
-    if isinstance(ruling, GameWon):
-        return FINALE, game_won(ruling.seat, seats)
-    if isinstance(ruling, Burned):
-        return RULING, burned(ruling.seat, ruling.cards)
-    if isinstance(ruling, SeatOut):
-        return RULING, seat_out(ruling.seat)
-    if isinstance(ruling, TakeBack):
-        return RULING, take_back(ruling.seat)
-    return RULING, []
+    make = _PATTERNS.get(type(ruling))
+    return (RULING, []) if make is None else make(ruling, seats)
 
 
 def _tones(tones: list[tuple[int | None, int]] | tuple[tuple[int, int], ...]) -> list[Cue]:
