@@ -98,7 +98,7 @@ class Picamera2Controls:
 
 def controls_for(source: object) -> CameraControls:
     """The controls of a frame source: the Pi camera's, or nothing to lock."""
-    from .camera import Picamera2Source
+    from .camera import Picamera2Source  # the camera module imports OpenCV: only when asked
 
     if isinstance(source, Picamera2Source) and source._cam is not None:
         # The source owns the running Picamera2; the controls act on it, nothing else does.

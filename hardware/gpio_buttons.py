@@ -37,6 +37,7 @@ import contextlib
 import errno
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, Protocol
 
 from .board import HEADER_CHIP_LABELS, Chip, header_chip, read_chips
@@ -150,8 +151,6 @@ def _gpiod() -> Any:
 
 def line_settings(config: LineConfig, gpiod: Any) -> Any:
     """gpiod's `LineSettings` for `config`."""
-    from datetime import timedelta
-
     line = gpiod.line
     return gpiod.LineSettings(
         direction=line.Direction.INPUT,

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 import struct
 import time
@@ -128,8 +129,6 @@ class EvdevSystem:
         return evdev.InputDevice(path)  # type: ignore[return-value]
 
     def ioctl(self, fd: int, request: int, arg: bytes) -> Any:
-        import fcntl
-
         return fcntl.ioctl(fd, request, arg)
 
 

@@ -42,6 +42,7 @@ from referee.rules.clips import (
     to_drop,
 )
 from referee.rules.rulings import Ruling
+from referee.rules.script import event_to_json
 
 INDEX = "index.json"
 _GAME_DIR = re.compile(r"g(\d+)")
@@ -158,7 +159,7 @@ def _dir_size(path: Path) -> int:
 
 def encode_frame(image: Any, width: int, quality: int) -> bytes | None:
     """A camera frame (BGR) as JPEG, shrunk to `width` if wider; None if it cannot be coded."""
-    import cv2
+    import cv2  # OpenCV only once a clip is coded: `referee export` and the service start without it
 
     try:
         h, w = image.shape[:2]
@@ -251,8 +252,6 @@ class ClipRecorder:
 
     def judged(self, event: Any, tag: Any = None) -> None:
         """A journal sink: the event as the journal took it."""
-        from referee.rules.script import event_to_json
-
         self._put("line", event_to_json(event))
 
     def _put(self, kind: str, item: Any) -> None:

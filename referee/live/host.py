@@ -10,6 +10,7 @@ names and house rules are journaled as they are set, so a restart keeps them too
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -160,8 +161,6 @@ class HostCommands:
 def _view_of(spec: dict[str, Any], lines: list[dict[str, Any]]) -> TableView:
     """The kiosk's view of a game rebuilt from its events: every ruling fed again, as they
     were told (a host's correction shown, the rulings it voided left out by the view)."""
-    import json
-
     items = read_script([json.dumps(spec), *map(json.dumps, lines)], "journal")
     start: State = next(items)[1]  # type: ignore[assignment]
     judging = Judging(start)
