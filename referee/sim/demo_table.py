@@ -27,18 +27,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
-from hardware.buttons import SnapButtons
 from hardware.clock import VirtualClock
-from hardware.gpio_buttons import TICK_US, GpioButtons
-from hardware.gpio_double import DoubleGpio
-from hardware.pins import VirtualFactory
-from hardware.presses import Debouncer
-from hardware.signals import TableSignals
+from hardware.sweeper import TICK_US
 from referee.cards import Card
-from referee.live.loop import EventSink, QuestionSink, TableLoop
-from referee.live.signal_player import SignalPlayer
+from referee.live.assembly import TableHooks, TableSettings, assemble
+from referee.live.loop import EventSink, QuestionSink
 from referee.live.wiring import default_wiring
-from referee.rules.announcer import Announcer
 from referee.rules.events import Event, Lay, Named, Snap, Unread, Wait
 from referee.rules.questions import Judging
 from referee.rules.rulings import Laid, Ruling, StackWon, TakeBack
@@ -268,56 +262,46 @@ class DemoTable:
         self.rng = random.Random(table.seed * 7919 + 1)  # the hardware's own luck, apart from the bots'
         self.stage = stage or LayQueue(self.rng)
         self.names = table.spec.players
-        self.factory = VirtualFactory(self.clock)
-        self.wiring = default_wiring(len(self.names))
-        self.signals: Any = TableSignals.from_wiring(self.wiring, self.factory)
-        if mirror is not None:
-            self.signals = mirror(self.signals)
-        self.player = SignalPlayer(Announcer(len(self.names)), self.signals, self.clock)
         self._batch: list[Ruling] = []
         self._on_batch = rulings
-        self.debouncer = Debouncer(len(self.names))
         self.callback_lag_us = callback_lag_us
         self.edge_progress = edge_progress and buttons == "gpiozero"
         self.reader = buttons
-        latencies = {
-            "buttons": GPIO_LATENCY_US if buttons == "gpiod" else callback_lag_us[1] + 10_000,
-            "camera": getattr(self.stage, "latency_us", LATENCIES_US["camera"]),
-        }
-        self.loop = TableLoop(
-            state or table.spec.new_game(),
-            latencies,
+        hooks = TableHooks(
             rulings=[self._batch.append],
-            signals=[self.player.announce],
-            debouncer=self.debouncer,
             judged=judged or [],
             refused=refused,
-            questions=[self._ask_host, lambda open_, _: self.player.ask(bool(open_)), *(questions or [])],
+            questions=[self._ask_host, *(questions or [])],
+            button_progress=self._gpio_progress,
+            mirror=mirror,
         )
+        self.parts = assemble(self.settings(), self.clock, state or table.spec.new_game(), hooks)
+        assert self.parts.loop is not None and self.parts.player is not None  # closed at the end of `run`
+        self.signals, self.player, self.loop = self.parts.signals, self.parts.player, self.parts.loop
+        self.debouncer = self.loop.debouncer
+        self.buttons = self.parts.buttons if buttons == "gpiozero" else None
+        self.gpio = self.parts.buttons if buttons == "gpiod" else None
+        self.pins: list[Any] = list(self.parts.seat_pins().values())
+        self._simulation()
+
+    def settings(self) -> TableSettings:
+        """The demo's table: mock pins, the default wiring for its players, its buttons' reader;
+        the buttons' latency is the callbacks' lag (or the GPIO reader's, until its first sweep)."""
+        camera = getattr(self.stage, "latency_us", LATENCIES_US["camera"])
+        buttons = GPIO_LATENCY_US if self.reader == "gpiod" else self.callback_lag_us[1] + 10_000
+        wiring = default_wiring(len(self.names))
+        return TableSettings(
+            wiring, buttons=self.reader, usb=(), latencies_us={"buttons": buttons, "camera": camera}
+        )
+
+    def _simulation(self) -> None:
+        """The hardware's and the host's schedules, empty."""
         # The host at the kiosk: each question answered with the card on the table, a human
         # while later. (delivery, lay's time, answer)
         self._answers: list[tuple[int, int, Named]] = []
         self._asked: set[int] = set()
         self.answer_us: list[int] = []  # how long each question (or misread) waited for its answer
         self.corrections = 0  # misread cards the host corrected
-        self.buttons: SnapButtons | None = None
-        self.gpio: GpioButtons | None = None
-        self.pins: list[Any]
-        if buttons == "gpiod":
-            self.chips = DoubleGpio()
-            self.gpio = GpioButtons(
-                self.wiring.buttons,
-                self.loop.put_edge,
-                progress=self._gpio_progress,
-                wanted=self.loop.waiting,
-                clock=self.clock,
-                system=self.chips,
-                names=self.names,
-            )
-            self.pins = [self.chips.pin(pin) for pin in self.wiring.buttons]
-        else:
-            self.buttons = SnapButtons(self.wiring.buttons, self.loop.put_edge, pin_factory=self.factory)
-            self.pins = [button.pin for button in self.buttons.buttons]
         self._edges: list[tuple[int, int, int, int, bool]] = []  # (delivery, order, seat, t, pressed)
         self._order = 0
         self._pin_free = [0] * len(self.names)
@@ -586,10 +570,4 @@ class DemoTable:
             self._flush()
             return self.loop.state
         finally:
-            if self.buttons is not None:
-                self.buttons.close()
-            if self.gpio is not None:
-                self.gpio.close()
-            self.signals.off()  # lights and buzzer off before the pins go back
-            self.signals.close()
-            self.factory.close()
+            self.parts.close()  # the buttons, the lights and buzzer off, the pins
