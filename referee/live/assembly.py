@@ -36,6 +36,7 @@ from hardware.gpio_buttons import GpioButtons, GpioError
 from hardware.pins import VirtualFactory
 from hardware.presses import ButtonTrouble, Edge
 from hardware.signals import TableSignals
+from hardware.sweeper import TICK_US as TICK_US  # the readers' tick: a simulation sweeps them at it
 from hardware.usb_buttons import UsbButtons, UsbDevice, UsbError
 from referee.errors import UserError
 from referee.rules.announcer import Announcer

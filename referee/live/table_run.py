@@ -26,6 +26,7 @@ from referee.rules.events import Event, Named, Snap
 from referee.rules.script import GameSpec, read_script
 from referee.rules.state import State
 
+from . import camera_feed
 from .assembly import GameClock, Table, TableHooks, TableSettings, assemble
 from .clip_store import ClipRecorder
 from .config import Config
@@ -274,8 +275,6 @@ class LiveRun:
                 self.offset,
             )
             return threading.Thread(target=feed_script, args=args, name="lays", daemon=True)
-        from . import camera_feed  # cv2 and numpy: only when the camera is the lay source
-
         crops = run.kiosk.crops if run.kiosk is not None else None
         args = (self.loop, run.config, clock, self.failure, run.note, self._ready, self._paused, self.stopped)
         args += (run.opener, None, crops)

@@ -28,9 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
 from hardware.clock import VirtualClock
-from hardware.sweeper import TICK_US
 from referee.cards import Card
-from referee.live.assembly import TableHooks, TableSettings, assemble
+from referee.live.assembly import TICK_US, TableHooks, TableSettings, assemble
 from referee.live.loop import EventSink, QuestionSink
 from referee.live.wiring import default_wiring
 from referee.rules.events import Event, Lay, Named, Snap, Unread, Wait
@@ -144,7 +143,7 @@ class CameraStage:
     frame that showed it at rest has been read."""
 
     def __init__(self, players: int, seed: int) -> None:
-        import numpy as np
+        import numpy as np  # numpy and cv2: only for a table with the camera
 
         from referee.vision.recogniser import Recogniser
         from referee.vision.watcher import PileWatcher
@@ -207,7 +206,7 @@ class CameraStage:
 
     def _events(self, found: Any, at: int | None) -> Iterator[tuple[int, Event]]:
         """The watcher's findings as the referee's events, each delivered once its frame is read."""
-        from referee.vision.watcher import WatchAsk, WatchLay
+        from referee.vision.watcher import WatchAsk, WatchLay  # cv2, as above
 
         for item in found:
             delivery = (at if at is not None else item.t_us) + READ_US
@@ -505,6 +504,23 @@ class DemoTable:
         bots' events, the game left open (what the loop still holds is not judged: the
         bots play it again on the resume, after the last event the journal holds)."""
         stopping = stop or (lambda: False)
+        if self.loop.judging.open:  # a resumed game's questions are asked again
+            self._ask_host(self.loop.judging.open, self.loop.state)
+        try:
+            if self._play(pace, skip, stopping) and self._end(pace, stopping):
+                self.loop.finish(ended)
+                self._flush()
+            return self.loop.state
+        finally:
+            self.parts.close()  # the buttons, the lights and buzzer off, the pins
+
+    def _play(
+        self,
+        pace: Callable[[int], Any] | None,
+        skip: Callable[[Event], bool] | None,
+        stopping: Callable[[], bool],
+    ) -> bool:
+        """The bots' events, each delivered through the hardware; False: a stop came first."""
         plays = (p for p in self.table.play() if p.event is not None)
         self._ahead = ahead = deque[Play]()
 
@@ -518,56 +534,50 @@ class DemoTable:
                 ahead.append(play)
                 self._tell(play)
 
-        if self.loop.judging.open:  # a resumed game's questions are asked again
-            self._ask_host(self.loop.judging.open, self.loop.state)
-        try:
-            while True:
-                if stopping():
-                    return self.loop.state
-                pull(-1)
-                if not ahead:
-                    break
-                play = ahead.popleft()
-                event = play.event
-                assert event is not None
-                pull(event.t + LOOKAHEAD_US)
-                if skip is not None and skip(event):
-                    self.clock.sleep_until(event.t)
-                    continue
-                self._pressing = event.t if type(event) is Snap else None
-                self._deliver(event.t, pace, skip)
-                if type(event) is Snap:
-                    self._press(event)
-                self._pressing = None
-            self._lift_before(1 << 62, None)
-            last = max([self.clock.now_us(), *(e[0] for e in self._edges)])
-            # One microsecond past the latency, so that a timer due at the bots' last event (a
-            # claim hold that ends the game) is past the watermark and fires.
-            self._deliver(last + LATENCIES_US["camera"] + 1, pace)
-            for delivery, event in self.stage.close():
-                self._advance(delivery, pace)
-                if type(event) is Progress:
-                    self.loop.progress("camera", event.t)
-                else:
-                    self.loop.put_lay(event)
-                self.loop.pump(self.clock.now_us())
-                self._flush()
-            for rest, _ in self.stage.missed(1 << 62):  # the last card never shown: the host adds it
-                self._correct(self.clock.now_us(), rest)
-            # What is still buffered judged now (a reading it finds impossible is asked), and the
-            # last questions answered and judged past their answers, before the game ends.
+        while True:
+            if stopping():
+                return False
+            pull(-1)
+            if not ahead:
+                return True
+            event = ahead.popleft().event
+            assert event is not None
+            pull(event.t + LOOKAHEAD_US)
+            if skip is not None and skip(event):
+                self.clock.sleep_until(event.t)
+                continue
+            self._pressing = event.t if type(event) is Snap else None
+            self._deliver(event.t, pace, skip)
+            if type(event) is Snap:
+                self._press(event)
+            self._pressing = None
+
+    def _end(self, pace: Callable[[int], Any] | None, stopping: Callable[[], bool]) -> bool:
+        """Everything still on its way delivered and judged, the last questions answered; False:
+        a stop came first (the game stays open)."""
+        self._lift_before(1 << 62, None)
+        last = max([self.clock.now_us(), *(e[0] for e in self._edges)])
+        # One microsecond past the latency, so that a timer due at the bots' last event (a
+        # claim hold that ends the game) is past the watermark and fires.
+        self._deliver(last + LATENCIES_US["camera"] + 1, pace)
+        for delivery, event in self.stage.close():
+            self._advance(delivery, pace)
+            if type(event) is Progress:
+                self.loop.progress("camera", event.t)
+            else:
+                self.loop.put_lay(event)
+            self.loop.pump(self.clock.now_us())
+            self._flush()
+        for rest, _ in self.stage.missed(1 << 62):  # the last card never shown: the host adds it
+            self._correct(self.clock.now_us(), rest)
+        # What is still buffered judged now (a reading it finds impossible is asked), and the
+        # last questions answered and judged past their answers, before the game ends.
+        self.loop.drain()
+        self._flush()
+        while self._answers:
+            if stopping():
+                return False
+            self._deliver(self._answers[-1][0] + LATENCIES_US["camera"] + 1, pace)
             self.loop.drain()
             self._flush()
-            while self._answers:
-                if stopping():
-                    return self.loop.state
-                self._deliver(self._answers[-1][0] + LATENCIES_US["camera"] + 1, pace)
-                self.loop.drain()
-                self._flush()
-            if stopping():
-                return self.loop.state
-            self.loop.finish(ended)
-            self._flush()
-            return self.loop.state
-        finally:
-            self.parts.close()  # the buttons, the lights and buzzer off, the pins
+        return not stopping()
