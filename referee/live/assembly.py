@@ -142,6 +142,8 @@ class Table:
         """Each GPIO seat's pin double, to press it: a mock pin (gpiozero) or a line of the chips'
         double (gpiod). For simulations and `hw-test --mock`."""
         seats = [seat for seat, pin in enumerate(self.settings.wiring.buttons) if pin is not None]
+        if self.buttons is None:
+            return {}
         if isinstance(self.buttons, SnapButtons):
             return {seat: button.pin for seat, button in zip(seats, self.buttons.buttons, strict=True)}
         pins = self.settings.wiring.buttons
