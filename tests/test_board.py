@@ -29,6 +29,7 @@ from hardware.pins import VirtualFactory
 from hardware.signals import TableSignals
 from hardware.usb_double import DoubleSystem
 from referee.cli import hwtest
+from referee.live import assembly
 from referee.live.wiring import WiringError, default_wiring, parse_wiring
 
 PI5 = board_from_model("Raspberry Pi 5 Model B Rev 1.0")
@@ -181,7 +182,7 @@ def test_hw_test_on_a_pi_5_names_the_board_and_opens_its_chip(monkeypatch: pytes
     factory = VirtualFactory(clock, board=PI5)
     factory.chip = 0  # type: ignore[attr-defined]  # what LGPIOFactory(chip=0) reports
     asked: list[bool] = []
-    monkeypatch.setattr(hwtest, "gpio_factory", lambda: asked.append(True) or factory)
+    monkeypatch.setattr(assembly, "gpio_factory", lambda: asked.append(True) or factory)
     args = argparse.Namespace(wiring=None, mock=False, seconds=0)
     out = io.StringIO()
     gpio = DoubleGpio()

@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from hardware.clock import MonotonicClock, VirtualClock
-from referee.live.service import GameClock
+from referee.live.assembly import GameClock
 
 
 def test_a_virtual_wait_returns_at_once_when_its_time_has_come_or_its_event_is_set():

@@ -30,7 +30,7 @@ from hardware.presses import Edge
 from referee.cli.hwtest import run_hw_test
 from referee.cli.main import main
 from referee.errors import UserError
-from referee.live.service import run_service
+from referee.live.service import RunSettings, run_service
 from referee.rules.script import adjudicate
 
 from . import helpers
@@ -350,7 +350,7 @@ def _config(tmp_path: Path, hardware: str = "") -> Path:
 def _rehearse(tmp_path: Path, config: Path) -> tuple[int, str, str, str]:
     script = tmp_path / "game.jsonl"
     script.write_text(_script())
-    args = argparse.Namespace(config=str(config), lays_from=str(script), at_once=False, new_game=False)
+    args = RunSettings(config=str(config), lays_from=str(script), at_once=False, new_game=False)
     out, err = io.StringIO(), io.StringIO()
     status = run_service(args, out, err, clock=VirtualClock(50_000_000))
     return status, out.getvalue(), err.getvalue(), script.read_text()

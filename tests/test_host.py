@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import os
@@ -22,7 +21,8 @@ from referee.live.host import HostCommands
 from referee.live.journal import ABANDONED, OPEN, Journal
 from referee.live.loop import TableLoop
 from referee.live.replay import replay
-from referee.live.service import Recorder, run_service
+from referee.live.service import RunSettings, run_service
+from referee.live.sinks import Recorder
 from referee.rules.events import Lay, Snap
 from referee.rules.script import GameSpec
 
@@ -136,9 +136,7 @@ def _config(tmp_path: Path, port: int) -> Path:
 def test_the_service_serves_the_kiosk_with_a_private_admin_token_while_it_runs(tmp_path: Path) -> None:
     script = tmp_path / "lays.jsonl"
     script.write_text('{"t": 1000000, "lay": "7H"}\n{"t": 1400000, "lay": "7S"}\n')
-    args = argparse.Namespace(
-        config=str(_config(tmp_path, 0)), lays_from=str(script), at_once=False, new_game=False
-    )
+    args = RunSettings(config=str(_config(tmp_path, 0)), lays_from=str(script), at_once=False, new_game=False)
     err = io.StringIO()
     assert run_service(args, io.StringIO(), err, clock=VirtualClock(0)) == 0
     (url,) = [line.split(": ", 1)[1] for line in err.getvalue().splitlines() if line.startswith("kiosk page")]

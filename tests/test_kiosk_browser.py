@@ -24,7 +24,7 @@ from referee.cards import parse_card
 from referee.kiosk.app import KioskHub, make_app
 from referee.kiosk.server import KioskServer
 from referee.kiosk.view import TableView
-from referee.live.service import AskedCrops
+from referee.live.kiosk_start import AskedCrops
 from referee.rules.engine import step
 from referee.rules.events import Unread
 from referee.sim.bots import VirtualTable

@@ -4,7 +4,6 @@ shown in the legend; bad bodies are a 4xx with one line and change nothing."""
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import sqlite3
@@ -16,7 +15,7 @@ from starlette.testclient import TestClient
 from hardware.clock import VirtualClock
 from referee.kiosk.app import make_app
 from referee.live.journal import Journal, JournalDamaged
-from referee.live.service import run_service
+from referee.live.service import RunSettings, run_service
 from referee.rules.house_rules import house_view, kinds, option_words, overrides
 from referee.rules.options import OptionError
 from referee.rules.presets import rules_for
@@ -161,9 +160,7 @@ def _config(tmp_path: Path, options: str = "") -> Path:
 def _run(tmp_path: Path, config: Path) -> dict:
     script = tmp_path / "lays.jsonl"
     script.write_text('{"t": 1000000, "lay": "7H"}\n')
-    args = argparse.Namespace(
-        config=str(config), lays_from=str(script), at_once=False, new_game=True, host=None
-    )
+    args = RunSettings(config=str(config), lays_from=str(script), at_once=False, new_game=True, host=None)
     assert run_service(args, io.StringIO(), io.StringIO(), clock=VirtualClock(0)) == 0
     with Journal.open(tmp_path / "data", readonly=True) as journal:
         return journal.games()[-1].spec["game"]

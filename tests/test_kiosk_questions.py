@@ -17,8 +17,9 @@ from referee.kiosk.app import CROP_PX, KioskHub, make_app
 from referee.kiosk.view import TableView
 from referee.live.host import HostCommands, view_of
 from referee.live.journal import Journal
+from referee.live.kiosk_start import AskedCrops
 from referee.live.loop import TableLoop
-from referee.live.service import AskedCrops, Recorder
+from referee.live.sinks import Recorder
 from referee.rules.events import Lay, Snap, Unread
 from referee.rules.questions import Judging, take
 from referee.rules.script import GameSpec, read_script

@@ -10,7 +10,6 @@ run` feeds it: a game won is in it.
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 from collections.abc import Iterator
@@ -25,7 +24,7 @@ from referee.kiosk.app import KioskHub, make_app
 from referee.kiosk.server import KioskServer
 from referee.kiosk.view import TableView
 from referee.live.scores import night, night_json, score_game
-from referee.live.service import run_service
+from referee.live.service import RunSettings, run_service
 from referee.rules.script import event_to_json
 from referee.sim.bots import VirtualTable
 from tests.conftest import ARTIFACTS, wait_for
@@ -207,7 +206,7 @@ def test_the_service_shows_a_game_won_in_tonights_table(tmp_path: Path, monkeypa
         {"t": 3_000_000, "wait": True},
     ]
     script.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    args = argparse.Namespace(config=str(config), lays_from=str(script), at_once=False, new_game=False)
+    args = RunSettings(config=str(config), lays_from=str(script), at_once=False, new_game=False)
     assert run_service(args, io.StringIO(), io.StringIO(), clock=VirtualClock(0)) == 0
     assert [(g["game"], g["status"]) for g in seen[0]["games"]] == [(1, "open")]  # at the start
     last = seen[-1]

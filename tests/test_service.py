@@ -5,7 +5,6 @@ The crash test (SIGKILL at 50 points) is tests/test_crash_resume.py.
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import random
@@ -19,7 +18,7 @@ from hardware.clock import VirtualClock
 from referee.cards import parse_card
 from referee.cli.main import main
 from referee.live.journal import ABANDONED, OPEN, STOPPED, WON, Journal
-from referee.live.service import run_service
+from referee.live.service import RunSettings, run_service
 from referee.rules.rulings import GameWon
 from referee.rules.script import adjudicate, event_to_json
 from referee.sim.bots import VirtualTable
@@ -139,9 +138,7 @@ def test_live_rehearsal_keeps_the_scripts_spacing_and_rules_the_same(tmp_path: P
     script = tmp_path / "game.jsonl"
     text = "".join(_demo_script().splitlines(keepends=True)[:60])
     script.write_text(text)
-    args = argparse.Namespace(
-        config=str(_config(tmp_path)), lays_from=str(script), at_once=False, new_game=False
-    )
+    args = RunSettings(config=str(_config(tmp_path)), lays_from=str(script), at_once=False, new_game=False)
     out, err = io.StringIO(), io.StringIO()
     clock = VirtualClock(50_000_000)
     assert run_service(args, out, err, clock=clock) == 0
@@ -174,9 +171,7 @@ def test_the_camera_path_judges_the_cards_a_rendered_clip_shows(tmp_path: Path) 
     for i, (_, image) in enumerate(frames):
         cv2.imwrite(str(folder / f"frame{i:04d}.png"), image)
     extra = f'[camera]\nsource = "{folder}"\nseats = {{ bottom = 0, left = 1, top = 2 }}\n'
-    args = argparse.Namespace(
-        config=str(_config(tmp_path, extra)), lays_from=None, at_once=False, new_game=False
-    )
+    args = RunSettings(config=str(_config(tmp_path, extra)), lays_from=None, at_once=False, new_game=False)
     out, err = io.StringIO(), io.StringIO()
     assert run_service(args, out, err, clock=VirtualClock(0)) == 0
     rulings = [json.loads(line) for line in out.getvalue().splitlines()]
@@ -221,9 +216,7 @@ def test_a_won_game_the_power_cut_left_open_is_closed_and_a_new_one_dealt(tmp_pa
     folder.mkdir()
     cv2.imwrite(str(folder / "frame0.png"), np.full((480, 640, 3), 60, np.uint8))
     extra = f'[camera]\nsource = "{folder}"\n'
-    args = argparse.Namespace(
-        config=str(_config(tmp_path, extra)), lays_from=None, at_once=False, new_game=False
-    )
+    args = RunSettings(config=str(_config(tmp_path, extra)), lays_from=None, at_once=False, new_game=False)
     assert run_service(args, io.StringIO(), io.StringIO(), clock=VirtualClock(0)) == 0
     with Journal.open(tmp_path / "data") as journal:
         assert [(g.status, g.winner) for g in journal.games()] == [(WON, winner), (OPEN, None)]
@@ -242,9 +235,7 @@ def test_under_systemd_the_live_service_says_ready_pings_the_watchdog_from_its_l
     monkeypatch.setenv("WATCHDOG_PID", str(os.getpid()))
     script = tmp_path / "lays.jsonl"
     script.write_text('{"t": 1000000, "lay": "7H"}\n{"t": 1400000, "lay": "7S"}\n')
-    args = argparse.Namespace(
-        config=str(_config(tmp_path)), lays_from=str(script), at_once=False, new_game=False
-    )
+    args = RunSettings(config=str(_config(tmp_path)), lays_from=str(script), at_once=False, new_game=False)
     assert run_service(args, io.StringIO(), io.StringIO(), clock=VirtualClock(0)) == 0
     listener.setblocking(False)
     said = []
@@ -305,18 +296,16 @@ def test_a_lost_camera_pauses_the_game_and_the_card_laid_meanwhile_is_judged_whe
     back_at = next(i for i, (t, _) in enumerate(frames) if t > truth[2][0]) + 2
     camera = _LosingCamera(frames, lost_at, back_at)
     extra = '[camera]\nsource = "camera"\nseats = { bottom = 0, left = 1, top = 2 }\n'
-    args = argparse.Namespace(
-        config=str(_config(tmp_path, extra)), lays_from=None, at_once=False, new_game=False
-    )
+    args = RunSettings(config=str(_config(tmp_path, extra)), lays_from=None, at_once=False, new_game=False)
     out, err = io.StringIO(), io.StringIO()
-    import referee.live.service as service
+    import referee.live.camera_feed as camera_feed
 
-    saved = service.RECONNECT_S
-    service.RECONNECT_S = (0.0, 0.0, 0.0)
+    saved = camera_feed.RECONNECT_S
+    camera_feed.RECONNECT_S = (0.0, 0.0, 0.0)
     try:
         assert run_service(args, out, err, clock=VirtualClock(0), opener=camera) == 0
     finally:
-        service.RECONNECT_S = saved
+        camera_feed.RECONNECT_S = saved
     notes = err.getvalue()
     assert "unplugged?): game paused" in notes and "camera back after 2 retries" in notes
     laid = [json.loads(line)["card"] for line in out.getvalue().splitlines() if '"laid"' in line]
@@ -346,13 +335,11 @@ def test_the_camera_locks_of_the_table_profile_are_set_at_every_opening(
     profile = TableProfile().with_step("camera", camera=part).with_step("seats", seats=seats)
     save(profile, tmp_path / "table.npz")
     extra = '[camera]\nsource = "camera"\nprofile = "table.npz"\n'
-    args = argparse.Namespace(
-        config=str(_config(tmp_path, extra)), lays_from=None, at_once=False, new_game=False
-    )
+    args = RunSettings(config=str(_config(tmp_path, extra)), lays_from=None, at_once=False, new_game=False)
     out = io.StringIO()
-    import referee.live.service as service
+    import referee.live.camera_feed as camera_feed
 
-    monkeypatch.setattr(service, "RECONNECT_S", (0.0, 0.0, 0.0))
+    monkeypatch.setattr(camera_feed, "RECONNECT_S", (0.0, 0.0, 0.0))
     assert run_service(args, out, io.StringIO(), clock=VirtualClock(0), opener=camera) == 0
     assert (
         locked.calls == [("lock", Exposure(9000, 1.5, None))] * 2
@@ -364,12 +351,13 @@ def test_the_camera_locks_of_the_table_profile_are_set_at_every_opening(
 def test_a_camera_that_never_comes_back_ends_the_service_with_status_3_and_the_game_open(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import referee.live.camera_feed as camera_feed
     import referee.live.service as service
 
     frames, _ = _clip(tmp_path)
     camera = _LosingCamera(frames, 40, 40)
     camera.parts = [frames[:40], None, None]
-    monkeypatch.setattr(service, "RECONNECT_S", (0.0, 0.0))
+    monkeypatch.setattr(camera_feed, "RECONNECT_S", (0.0, 0.0))
     real = service.run_service
     monkeypatch.setattr(service, "run_service", lambda a, o: real(a, o, clock=VirtualClock(0), opener=camera))
     config = _config(tmp_path, '[camera]\nsource = "camera"\n')
@@ -383,31 +371,30 @@ def test_a_camera_that_never_comes_back_ends_the_service_with_status_3_and_the_g
 def test_the_cameras_picture_of_an_asked_card_reaches_the_kiosks_question(
     tmp_path: Path, monkeypatch
 ) -> None:
-    import referee.live.service as service
+    import referee.live.camera_feed as camera_feed
+    import referee.live.kiosk_start as kiosk_start
     from referee.rules.events import Unread
 
     kiosks: list = []
-    start_kiosk = service._start_kiosk
-    monkeypatch.setattr(service, "_start_kiosk", lambda *a: kiosks.append(start_kiosk(*a)) or kiosks[-1])
+    start_kiosk = kiosk_start.start_kiosk
+    monkeypatch.setattr(kiosk_start, "start_kiosk", lambda *a: kiosks.append(start_kiosk(*a)) or kiosks[-1])
 
     def camera(loop, config, clock, failure, note, ready, paused, stopped, opener, backoff_s, crops, **_):
-        # The watcher's side, as _feed_camera does it for a WatchAsk: the picture kept, the lay asked.
+        # The watcher's side, as feed_camera does it for a WatchAsk: the picture kept, the lay asked.
         ready()
         crops.keep(1_000, np.zeros((8, 8, 3), np.uint8))
         loop.put_lay(Unread(1_000, 0, parse_card("7H")))
         loop.close_source("camera")
         loop.stop()  # the service stops: the loop judges what it holds and the game stays open
 
-    monkeypatch.setattr(service, "_feed_camera", camera)
+    monkeypatch.setattr(camera_feed, "feed_camera", camera)
     config = (
         _config(tmp_path, '[camera]\nsource = "camera"\n')
         .read_text()
         .replace("kiosk = false", "kiosk_port = 0")
     )
     (tmp_path / "referee.toml").write_text(config)
-    args = argparse.Namespace(
-        config=str(tmp_path / "referee.toml"), lays_from=None, at_once=False, new_game=False
-    )
+    args = RunSettings(config=str(tmp_path / "referee.toml"), lays_from=None, at_once=False, new_game=False)
     assert run_service(args, io.StringIO(), io.StringIO(), clock=VirtualClock(0)) == 0
     (kiosk,) = kiosks
     (question,) = json.loads(kiosk.hub.snapshot()[1])["questions"]
@@ -418,7 +405,9 @@ def test_the_cameras_picture_of_an_asked_card_reaches_the_kiosks_question(
 def test_a_resumed_game_still_asking_asks_again_on_the_light_and_at_the_terminal(
     tmp_path: Path, monkeypatch
 ) -> None:
-    import referee.live.service as service
+    import referee.live.assembly as assembly
+    import referee.live.camera_feed as camera_feed
+    import referee.live.table_run as table_run
     from referee.rules.events import Lay, Unread
     from referee.rules.script import GameSpec
 
@@ -435,15 +424,15 @@ def test_a_resumed_game_still_asking_asks_again_on_the_light_and_at_the_terminal
 
     asked: list[bool] = []
 
-    class Player(service.SignalPlayer):
+    class Player(assembly.SignalPlayer):
         def ask(self, asking: bool) -> None:
             asked.append(asking)
             super().ask(asking)
 
-    monkeypatch.setattr(service, "SignalPlayer", Player)
-    monkeypatch.setattr(service, "_feed_camera", camera)
-    monkeypatch.setattr(service, "_terminal", lambda args: io.StringIO(""))  # a person, who types nothing
-    args = argparse.Namespace(config=str(config), lays_from=None, at_once=False, new_game=False)
+    monkeypatch.setattr(assembly, "SignalPlayer", Player)
+    monkeypatch.setattr(camera_feed, "feed_camera", camera)
+    monkeypatch.setattr(table_run, "terminal", lambda args: io.StringIO(""))  # a person, who types nothing
+    args = RunSettings(config=str(config), lays_from=None, at_once=False, new_game=False)
     err = io.StringIO()
     assert run_service(args, io.StringIO(), err, clock=VirtualClock(0)) == 0
     assert "camera: which card was laid at 1:23.4? (it looks like QH)" in err.getvalue()
@@ -489,7 +478,7 @@ def test_a_live_rehearsal_moves_a_card_line_with_the_lay_it_names(tmp_path: Path
         {"t": 3_500_000, "card": "9S", "for": 2_000_000},
     ]
     script.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    args = argparse.Namespace(
+    args = RunSettings(
         config=str(_config(tmp_path, players='["Ann", "Bob"]')),
         lays_from=str(script),
         at_once=False,
@@ -504,13 +493,14 @@ def test_a_live_rehearsal_moves_a_card_line_with_the_lay_it_names(tmp_path: Path
 def test_the_rulings_announced_again_at_a_restart_are_marked_on_the_kiosk(
     tmp_path: Path, monkeypatch
 ) -> None:
-    import referee.live.service as service
+    import referee.live.camera_feed as camera_feed
+    import referee.live.kiosk_start as kiosk_start
     from referee.rules.events import Lay, Snap
     from referee.rules.script import GameSpec
 
     kiosks: list = []
-    start_kiosk = service._start_kiosk
-    monkeypatch.setattr(service, "_start_kiosk", lambda *a: kiosks.append(start_kiosk(*a)) or kiosks[-1])
+    start_kiosk = kiosk_start.start_kiosk
+    monkeypatch.setattr(kiosk_start, "start_kiosk", lambda *a: kiosks.append(start_kiosk(*a)) or kiosks[-1])
     config = _config(tmp_path, '[camera]\nsource = "camera"\n')
     config.write_text(config.read_text().replace("kiosk = false", "kiosk_port = 0"))
     events = [Lay(1_000_000, parse_card("9H")), Lay(2_000_000, parse_card("9C")), Snap(2_300_000, 1)]
@@ -526,8 +516,8 @@ def test_the_rulings_announced_again_at_a_restart_are_marked_on_the_kiosk(
         loop.close_source("camera")
         loop.stop()
 
-    monkeypatch.setattr(service, "_feed_camera", camera)
-    args = argparse.Namespace(config=str(config), lays_from=None, at_once=False, new_game=False)
+    monkeypatch.setattr(camera_feed, "feed_camera", camera)
+    args = RunSettings(config=str(config), lays_from=None, at_once=False, new_game=False)
     out = io.StringIO()
     assert run_service(args, out, io.StringIO(), clock=VirtualClock(0)) == 0
     again = [json.loads(line) for line in out.getvalue().splitlines()]
@@ -553,8 +543,10 @@ class _LoadedMachine(VirtualClock):
 
 
 def test_a_rehearsal_feeder_woken_late_by_a_loaded_machine_is_still_judged_in_order() -> None:
+    from referee.live.assembly import GameClock
     from referee.live.loop import TableLoop
-    from referee.live.service import LATENCIES_US, GameClock, _feed_script
+    from referee.live.script_feed import feed_script as _feed_script
+    from referee.live.table_run import LATENCIES_US
     from referee.rules.script import read_script
 
     text = "".join(_demo_script().splitlines(keepends=True)[:60])

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import argparse
 import io
 import sys
 
@@ -84,11 +83,11 @@ class FakeStdin(io.StringIO):
 
 
 def test_answers_are_read_only_from_a_person_at_a_terminal(monkeypatch):
-    from referee.live.service import _terminal
+    from referee.live.table_run import terminal
 
-    by_hand = argparse.Namespace(lays_from=None)
+    by_hand = None  # no --lays-from: the camera's lays
     monkeypatch.setattr("sys.stdin", FakeStdin(tty=True))
-    assert _terminal(by_hand) is sys.stdin
-    assert _terminal(argparse.Namespace(lays_from="-")) is None  # stdin carries the lays
+    assert terminal(by_hand) is sys.stdin
+    assert terminal("-") is None  # stdin carries the lays
     monkeypatch.setattr("sys.stdin", FakeStdin(tty=False))  # systemd: stdin is /dev/null
-    assert _terminal(by_hand) is None
+    assert terminal(by_hand) is None

@@ -29,7 +29,7 @@ from referee.cards import parse_card
 from referee.cli.hwtest import run_hw_test
 from referee.cli.main import main
 from referee.live.loop import TableLoop
-from referee.live.service import run_service
+from referee.live.service import RunSettings, run_service
 from referee.live.wiring import WiringError, load_wiring, parse_wiring
 from referee.rules.events import Lay, Snap
 from referee.rules.presets import rules_for
@@ -487,7 +487,7 @@ def test_a_live_rehearsal_with_usb_seats_rules_as_adjudicate_and_an_unplugged_en
     monkeypatch.setattr(usb_buttons, "default_system", lambda: system)
     script = tmp_path / "game.jsonl"
     script.write_text(_script())
-    args = argparse.Namespace(
+    args = RunSettings(
         config=str(_usb_config(tmp_path)), lays_from=str(script), at_once=False, new_game=False
     )
     out, err = io.StringIO(), io.StringIO()

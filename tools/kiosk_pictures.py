@@ -33,7 +33,7 @@ import cv2  # noqa: E402
 from referee.cards import parse_card  # noqa: E402
 from referee.kiosk.app import KioskHub, make_app  # noqa: E402
 from referee.kiosk.server import KioskServer  # noqa: E402
-from referee.live.service import AskedCrops  # noqa: E402
+from referee.live.kiosk_start import AskedCrops  # noqa: E402
 from referee.rules.events import Unread  # noqa: E402
 from referee.sim.render import draw_card  # noqa: E402
 from tests.conftest import CHROMIUM, CHROMIUM_ARGS, wait_for  # noqa: E402  (the browser tests' Chromium)

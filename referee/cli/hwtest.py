@@ -19,32 +19,20 @@ from __future__ import annotations
 
 import argparse
 import queue
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, NamedTuple, TextIO
 
-from gpiozero.exc import PinFactoryFallback
-
-from hardware.board import Board, gpio_factory, read_board
+from hardware.board import Board, read_board
 from hardware.clock import Clock, MonotonicClock, VirtualClock
-from hardware.gpio_buttons import GpioButtons, GpioError
-from hardware.pins import VirtualFactory
 from hardware.presses import TROUBLE_WORDS, ButtonTrouble, Debouncer, Edge, Press
-from hardware.signals import TableSignals
-from hardware.usb_buttons import (
-    DeviceInfo,
-    UsbButtons,
-    UsbDevice,
-    UsbError,
-    default_system,
-    describe,
-    key_name,
-    scan,
-)
+from hardware.usb_buttons import DeviceInfo, UsbButtons, UsbDevice, default_system, describe, key_name, scan
+from hardware.usb_double import DoubleSystem
 from referee.errors import UserError
-from referee.live.wiring import WiringError, describe_wiring, load_wiring
+from referee.live.assembly import Table, TableHooks, TableSettings, assemble
+from referee.live.signal_player import Signals
+from referee.live.wiring import Wiring, WiringError, describe_wiring, load_wiring
 
 LIGHT_US = 400_000
 TONES_HZ = (220, 440, 880, 1175, 1568, 2093)
@@ -112,6 +100,8 @@ def run_hw_test(
     board: Board | None = None,
     gpio_system: Any = None,
 ) -> int:
+    """The wiring's lights, tones and presses, on the table the assembly opens (without a loop:
+    the presses are shown, not judged). `--mock`: on mock pins, the doubles pressed by a script."""
     path = args.wiring or default_wiring_path()
     board = board or read_board()
     try:
@@ -123,113 +113,129 @@ def run_hw_test(
         out.write(text + "\n")
         out.flush()
 
-    if args.mock and factory is None:
+    if args.mock:
         clock = clock or VirtualClock(1_000_000)
-        factory = VirtualFactory(clock, board=board)
-    elif factory is None:
-        factory = gpio_factory()  # lgpio on the header's own chip (a Pi 5's is 0 or 4)
+        if usb_system is None and wiring.usb:
+            usb_system = _mock_usb(wiring, clock)
     clock = clock or MonotonicClock()
+    if usb_system is None and not args.mock:
+        usb_system = default_system()
+    edges: queue.SimpleQueue[Edge | OtherKey] = queue.SimpleQueue()
+    usb, listing = _usb_devices(wiring, usb_system) if usb_system is not None else ((), [])
+    settings = TableSettings(wiring, pins="mock" if args.mock else "gpio", usb=usb, grab=False, board=board)
+    hooks = TableHooks(
+        edges=edges.put,
+        others=lambda label, code, t: edges.put(OtherKey(label, code, t)),
+        factory=factory,  # a caller's (a test's) pins: left open
+        gpio_system=gpio_system,
+        usb_system=usb_system,
+    )
+    table = assemble(settings, clock, hooks=hooks)
+    try:
+        _header(say, board, table, path)
+        _lights_and_tones(say, table, clock)
+        _presses(say, table, clock, edges, args, listing)
+    except KeyboardInterrupt:
+        say("stopped")
+    finally:
+        table.close()
+    return 0
+
+
+def _header(say: Callable[[str], None], board: Board, table: Table, path: str) -> None:
+    """The board, the wiring, and what the wiring should know about them."""
+    wiring = table.settings.wiring
     if board.model:
-        chip = getattr(factory, "chip", None)
+        chip = getattr(table.factory, "chip", None)
         say(f"Board: {board.model}" + (f", GPIO chip {chip}" if isinstance(chip, int) else ""))
     say(f"Wiring from {path}:")
     say(describe_wiring(wiring))
     for line in wiring.boot_glow():
         say(f"note: {line}")
-    with warnings.catch_warnings(record=True) as fallbacks:
-        # gpiozero warns once per pin library it cannot load; one line below says it all.
-        warnings.simplefilter("always", PinFactoryFallback)
-        try:
-            signals = TableSignals.from_wiring(wiring, factory)
-        except Exception as e:  # no GPIO here, or a pin is busy
-            why = f"{type(e).__name__}: {e}"
-            if fallbacks:
-                why += f" first, {fallbacks[0].message}"
-            raise UserError(
-                f"hw-test: cannot open the pins ({why}); on the Pi install python3-lgpio, "
-                "elsewhere use --mock"
-            ) from None
-    edges: queue.SimpleQueue[Edge | OtherKey] = queue.SimpleQueue()
-    buttons = None
-    usb = None
-    try:
-        say("\n1. Lights, one at a time")
-        for i, seat in enumerate(wiring.seats):
-            say(f"   seat {i} {seat.name}: LED on BCM {seat.led}")
-            _flash(signals, ("seat", i), 1.0, 0.0, clock)
-        if wiring.status is not None:
-            for colour, rgb in (("red", (1, 0, 0)), ("green", (0, 1, 0)), ("blue", (0, 0, 1))):
-                say(f"   status LED {colour}")
-                _flash(signals, "status", rgb, (0, 0, 0), clock)
-        if wiring.buzzer is not None:
-            say(f"\n2. Tones on the {wiring.buzzer.kind} buzzer (BCM {wiring.buzzer.pin})")
-            for hz in TONES_HZ:
-                say(f"   {hz} Hz")
-                signals.apply("buzzer", hz)
-                clock.sleep_until(clock.now_us() + TONE_US)
-            signals.apply("buzzer", None)
-        if gpio_system is None:
-            from hardware import gpio_buttons
-            from hardware.gpio_double import DoubleGpio
 
-            gpio_system = DoubleGpio() if args.mock else gpio_buttons.default_system()
-        try:
-            buttons = GpioButtons(
-                wiring.buttons, edges.put, clock=clock, system=gpio_system, names=wiring.names
-            )
-        except GpioError as e:
-            raise UserError(f"hw-test: {e}") from None
-        chip = buttons.chip
-        if chip is not None:
-            say(f"\nGPIO buttons: /dev/gpiochip{chip.number} ({chip.label}), stamped by the kernel")
-        if args.mock and usb_system is None and wiring.usb:
-            from hardware.usb_double import DoubleSystem
 
-            usb_system = DoubleSystem(clock)
-            for u in wiring.usb_devices():  # each device the wiring names, plugged in
-                path = u.match if u.match.startswith("/dev/input/event") else None
-                by_id = u.match if u.match.startswith("/") and path is None else None
-                name = u.match if not u.match.startswith("/") else f"{u.label} (mock)"
-                usb_system.plug(name, sorted(u.keys | {OTHER_MOCK_KEY}), by_id=by_id, path=path)
-        if usb_system is not None or not args.mock:
-            usb = _open_usb(wiring, say, edges, clock, usb_system or default_system())
-        say("\n3. Presses (each edge's own timestamp; Ctrl-C to stop)" if not args.mock else "\n3. Presses")
-        log = PressLog(wiring.names, clock.now_us())
-        debouncer = Debouncer(len(wiring.seats))
-        report = _reporter(say, log, wiring.names, usb)
-        if args.mock:
-            pins = {seat: gpio_system.pin(wiring.buttons[seat]) for seat in _gpio_seats(wiring)}
-            for delivery, seat, edge_t, pressed in mock_presses(len(wiring.seats), clock.now_us()):
-                clock.sleep_until(delivery)
-                for trouble in debouncer.check(delivery):
-                    report(trouble)
-                if seat in pins:
-                    pins[seat].edge(not pressed, edge_t)  # pulled up: a press pulls the pin low
-                    buttons.sweep()
-                else:
-                    _mock_key(usb, usb_system, wiring, seat, edge_t, pressed)
-                _drain(edges, debouncer, report)
-            if usb is not None:  # a key no seat has, as a new encoder's button would show
-                last = clock.now_us() + 500_000
-                clock.sleep_until(last)
-                u = wiring.usb[0]
-                usb_system.device(usb.info(u.label).path).press(last, OTHER_MOCK_KEY)
-                usb.sweep()
-                _drain(edges, debouncer, report)
+def _lights_and_tones(say: Callable[[str], None], table: Table, clock: Clock) -> None:
+    wiring, signals = table.settings.wiring, table.signals
+    say("\n1. Lights, one at a time")
+    for i, seat in enumerate(wiring.seats):
+        say(f"   seat {i} {seat.name}: LED on BCM {seat.led}")
+        _flash(signals, ("seat", i), 1.0, 0.0, clock)
+    if wiring.status is not None:
+        for colour, rgb in (("red", (1, 0, 0)), ("green", (0, 1, 0)), ("blue", (0, 0, 1))):
+            say(f"   status LED {colour}")
+            _flash(signals, "status", rgb, (0, 0, 0), clock)
+    if wiring.buzzer is not None:
+        say(f"\n2. Tones on the {wiring.buzzer.kind} buzzer (BCM {wiring.buzzer.pin})")
+        for hz in TONES_HZ:
+            say(f"   {hz} Hz")
+            signals.apply("buzzer", hz)
+            clock.sleep_until(clock.now_us() + TONE_US)
+        signals.apply("buzzer", None)
+
+
+def _presses(
+    say: Callable[[str], None],
+    table: Table,
+    clock: Clock,
+    edges: queue.SimpleQueue[Any],
+    args: argparse.Namespace,
+    listing: list[str],
+) -> None:
+    """Every press with its own stamp, live until Ctrl-C (or `--seconds`), or the mock's script;
+    first the GPIO chip read and the USB devices `listing` names."""
+    wiring = table.settings.wiring
+    chip = table.buttons.chip if table.buttons is not None else None  # type: ignore[union-attr]
+    if chip is not None:
+        say(f"\nGPIO buttons: /dev/gpiochip{chip.number} ({chip.label}), stamped by the kernel")
+    for line in listing:
+        say(line)
+    say("\n3. Presses (each edge's own timestamp; Ctrl-C to stop)" if not args.mock else "\n3. Presses")
+    debouncer = Debouncer(len(wiring.seats))
+    report = _reporter(say, PressLog(wiring.names, clock.now_us()), wiring.names, table.usb)
+    if args.mock:
+        _mock_session(table, clock, edges, debouncer, report)
+    else:
+        table.start()
+        _watch(edges, debouncer, report, clock, args.seconds)
+
+
+def _mock_session(
+    table: Table,
+    clock: Clock,
+    edges: queue.SimpleQueue[Any],
+    debouncer: Debouncer,
+    report: Callable[[Any], None],
+) -> None:
+    """The scripted presses (`mock_presses`) on the doubles, then a key no seat has."""
+    wiring, usb = table.settings.wiring, table.usb
+    pins = table.seat_pins()
+    for delivery, seat, edge_t, pressed in mock_presses(len(wiring.seats), clock.now_us()):
+        clock.sleep_until(delivery)
+        for trouble in debouncer.check(delivery):
+            report(trouble)
+        if seat in pins:
+            pins[seat].edge(not pressed, edge_t)  # pulled up: a press pulls the pin low
+            table.buttons.sweep()  # type: ignore[union-attr]
         else:
-            buttons.start()
-            if usb is not None:
-                usb.start()
-            _watch(edges, debouncer, report, clock, args.seconds)
-    except KeyboardInterrupt:
-        say("stopped")
-    finally:
-        if usb is not None:
-            usb.close()
-        if buttons is not None:
-            buttons.close()
-        signals.close()
-    return 0
+            _mock_key(usb, table.usb_system, wiring, seat, edge_t, pressed)
+        _drain(edges, debouncer, report)
+    if usb is not None:  # a key no seat has, as a new encoder's button would show
+        last = clock.now_us() + 500_000
+        clock.sleep_until(last)
+        table.usb_system.device(usb.info(wiring.usb[0].label).path).press(last, OTHER_MOCK_KEY)
+        usb.sweep()
+        _drain(edges, debouncer, report)
+
+
+def _mock_usb(wiring: Wiring, clock: Clock) -> DoubleSystem:
+    """The doubles of the wiring's USB devices, each plugged in."""
+    system = DoubleSystem(clock)
+    for u in wiring.usb_devices():
+        path = u.match if u.match.startswith("/dev/input/event") else None
+        by_id = u.match if u.match.startswith("/") and path is None else None
+        name = u.match if not u.match.startswith("/") else f"{u.label} (mock)"
+        system.plug(name, sorted(u.keys | {OTHER_MOCK_KEY}), by_id=by_id, path=path)
+    return system
 
 
 OTHER_MOCK_KEY = 289  # BTN_THUMB: the mock encoder's button that no seat has
@@ -247,44 +253,29 @@ def _mock_key(usb: Any, system: Any, wiring: Any, seat: int, t: int, pressed: bo
     usb.sweep()
 
 
-def _open_usb(
-    wiring: Any, say: Callable[[str], None], edges: queue.SimpleQueue[Any], clock: Clock, system: Any
-) -> UsbButtons | None:
-    """List the USB input devices, and open the wiring's (or, if it names none, every one
-    with keys, to name the keys pressed). Not grabbed: Ctrl-C may come from one of them."""
+def _usb_devices(wiring: Wiring, system: Any) -> tuple[tuple[UsbDevice, ...], list[str]]:
+    """The USB input devices to open: the wiring's (or, if it names none, every one with keys,
+    to name the keys pressed); and the lines listing those there are. Not grabbed: Ctrl-C
+    may come from one of them."""
     try:
         found = [d for d in scan(system) if d.keys]
     except (ImportError, OSError) as e:
-        say(f"\nUSB input devices: cannot list them ({type(e).__name__}: {e})")
-        return None
+        return (), [f"\nUSB input devices: cannot list them ({type(e).__name__}: {e})"]
+    listing = []
     if found or wiring.usb:
-        say("\nUSB input devices (a [usb.NAME] table's device = its name, by-id path or phys):")
+        listing.append("\nUSB input devices (a [usb.NAME] table's device = its name, by-id path or phys):")
         for d in found:
-            say(f"   {describe(d)}" + (f" phys {d.phys}" if d.phys else "") + f", {len(d.keys)} keys")
+            listing.append(
+                f"   {describe(d)}" + (f" phys {d.phys}" if d.phys else "") + f", {len(d.keys)} keys"
+            )
         if not found:
-            say("   none readable (plugged in? on the Pi, is the user in the input group?)")
+            listing.append("   none readable (plugged in? on the Pi, is the user in the input group?)")
     if wiring.usb:
-        devices, seats = wiring.usb_devices(), wiring.usb_seats()
-    else:
-        devices = tuple(UsbDevice(d.path.rsplit("/", 1)[-1], d.path, frozenset()) for d in found)
-        seats = {}
-    if not devices:
-        return None
-    try:
-        return UsbButtons(
-            devices,
-            seats,
-            edges.put,
-            clock=clock,
-            system=system,
-            others=lambda label, code, t: edges.put(OtherKey(label, code, t)),
-            grab=False,
-        )
-    except UsbError as e:
-        raise UserError(f"hw-test: {e}") from None
+        return wiring.usb_devices(), listing
+    return tuple(UsbDevice(d.path.rsplit("/", 1)[-1], d.path, frozenset()) for d in found), listing
 
 
-def _flash(signals: TableSignals, target: Any, on: Any, off: Any, clock: Clock) -> None:
+def _flash(signals: Signals, target: Any, on: Any, off: Any, clock: Clock) -> None:
     signals.apply(target, on)
     clock.sleep_until(clock.now_us() + LIGHT_US)
     signals.apply(target, off)

@@ -12,25 +12,29 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from referee.errors import UserError
+from referee.live.clip_store import export_clips
+from referee.live.journal import FILE_NAME, Journal
+from referee.live.replay import export
 
 EXIT_CAMERA_LOST = 3  # systemd restarts the service on this one; the journal resumes the game
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     """The table service: judges until the game is won (a script) or it is stopped (the camera)."""
+    # numpy, cv2 and gpiozero: for `run` only, not at every command's start.
     from hardware.frames import CameraLost
-    from referee.live.service import run_service
+    from referee.live.service import RunSettings, run_service
 
+    settings = RunSettings(args.config, args.lays_from, args.at_once, args.new_game, args.host)
     try:
-        return run_service(args, out)
+        return run_service(settings, out)
     except CameraLost as e:
         print(f"{e}: the game stays open in the journal and resumes when the camera is back", file=sys.stderr)
         return EXIT_CAMERA_LOST
 
 
 def _journal(args: argparse.Namespace) -> Any:
-    from referee.live.config import default_data_dir, load_config
-    from referee.live.journal import FILE_NAME, Journal
+    from referee.live.config import default_data_dir, load_config  # cv2 (the camera's profile): only here
 
     if args.data_dir:
         folder = Path(args.data_dir)
@@ -153,8 +157,6 @@ def _duration_text(seconds: int) -> str:
 
 def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     """A game's table script with its rulings after each event: `referee adjudicate` replays it."""
-    from referee.live.replay import export
-
     with _journal(args) as journal, _damaged_lines(journal):
         game = journal.game(args.game)
         if game is None:
@@ -170,11 +172,9 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
 
 def _export_clips(args: argparse.Namespace, journal: Any, game: Any, out: TextIO) -> int:
     """`export GAME --clips DIR`: the game's replay clips, their presses from the journal."""
-    from referee.live.clip_store import export_clips
-
     root = journal.path.parent / "clips"
     if args.config:
-        from referee.live.config import load_config
+        from referee.live.config import load_config  # cv2, as above
 
         root = load_config(args.config).clips_dir
     lines = [e.line for e in journal.events(game.id)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Protocol
+from typing import Any, Protocol
 
 from hardware.clock import Clock
 from referee.rules.announcer import Announcer, Target, Value
@@ -107,3 +107,27 @@ class SignalPlayer:
                 self.signals.apply(target, value)
             except Exception:
                 log.exception("could not set %r to %r", target, value)  # keep playing the other targets
+
+
+class MirroredSignals:
+    """The table's lights and buzzer, each change also shown on a mirror: the kiosk page's hub,
+    or the demo's bar of lights (`mirror.signal(target, value)`)."""
+
+    def __init__(self, signals: Any, mirror: Any) -> None:
+        self.signals = signals
+        self.hub = mirror
+
+    def apply(self, target: Target, value: Value) -> None:
+        self.signals.apply(target, value)
+        self.hub.signal(target, value)
+
+    def dark(self) -> list[tuple[Target, Value]]:
+        return self.signals.dark()
+
+    def off(self) -> None:
+        """Every light and the buzzer off, the mirror's copy too."""
+        for target, value in self.dark():
+            self.apply(target, value)
+
+    def close(self) -> None:
+        self.signals.close()

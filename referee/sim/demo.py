@@ -30,7 +30,7 @@ from referee.live.config import default_data_dir
 from referee.live.journal import STOPPED, WON, GameRecord, Journal
 from referee.live.loop import EventError
 from referee.live.replay import replay, untold
-from referee.live.service import Recorder, Teller
+from referee.live.sinks import Recorder, Teller
 from referee.live.stopping import StopRequest, stop_request
 from referee.rules.engine import MAX_PLAYERS, MIN_PLAYERS
 from referee.rules.events import Event, Named, Unread
@@ -391,7 +391,7 @@ def _play(
     live = Live(lights, console=console, auto_refresh=False) if console.is_terminal and speed > 0 else None
 
     def mirror(signals: Any) -> Any:
-        from referee.live.service import MirroredSignals
+        from referee.live.signal_player import MirroredSignals
 
         shown = MirroredSignals(signals, lights.on_change(live))
         return shown if kiosk is None else MirroredSignals(shown, kiosk.hub)

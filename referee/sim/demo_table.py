@@ -27,18 +27,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
-from hardware.buttons import SnapButtons
 from hardware.clock import VirtualClock
-from hardware.gpio_buttons import TICK_US, GpioButtons
-from hardware.gpio_double import DoubleGpio
-from hardware.pins import VirtualFactory
-from hardware.presses import Debouncer
-from hardware.signals import TableSignals
 from referee.cards import Card
-from referee.live.loop import EventSink, QuestionSink, TableLoop
-from referee.live.signal_player import SignalPlayer
+from referee.live.assembly import TICK_US, TableHooks, TableSettings, assemble
+from referee.live.loop import EventSink, QuestionSink
 from referee.live.wiring import default_wiring
-from referee.rules.announcer import Announcer
 from referee.rules.events import Event, Lay, Named, Snap, Unread, Wait
 from referee.rules.questions import Judging
 from referee.rules.rulings import Laid, Ruling, StackWon, TakeBack
@@ -150,7 +143,7 @@ class CameraStage:
     frame that showed it at rest has been read."""
 
     def __init__(self, players: int, seed: int) -> None:
-        import numpy as np
+        import numpy as np  # numpy and cv2: only for a table with the camera
 
         from referee.vision.recogniser import Recogniser
         from referee.vision.watcher import PileWatcher
@@ -213,7 +206,7 @@ class CameraStage:
 
     def _events(self, found: Any, at: int | None) -> Iterator[tuple[int, Event]]:
         """The watcher's findings as the referee's events, each delivered once its frame is read."""
-        from referee.vision.watcher import WatchAsk, WatchLay
+        from referee.vision.watcher import WatchAsk, WatchLay  # cv2, as above
 
         for item in found:
             delivery = (at if at is not None else item.t_us) + READ_US
@@ -268,56 +261,46 @@ class DemoTable:
         self.rng = random.Random(table.seed * 7919 + 1)  # the hardware's own luck, apart from the bots'
         self.stage = stage or LayQueue(self.rng)
         self.names = table.spec.players
-        self.factory = VirtualFactory(self.clock)
-        self.wiring = default_wiring(len(self.names))
-        self.signals: Any = TableSignals.from_wiring(self.wiring, self.factory)
-        if mirror is not None:
-            self.signals = mirror(self.signals)
-        self.player = SignalPlayer(Announcer(len(self.names)), self.signals, self.clock)
         self._batch: list[Ruling] = []
         self._on_batch = rulings
-        self.debouncer = Debouncer(len(self.names))
         self.callback_lag_us = callback_lag_us
         self.edge_progress = edge_progress and buttons == "gpiozero"
         self.reader = buttons
-        latencies = {
-            "buttons": GPIO_LATENCY_US if buttons == "gpiod" else callback_lag_us[1] + 10_000,
-            "camera": getattr(self.stage, "latency_us", LATENCIES_US["camera"]),
-        }
-        self.loop = TableLoop(
-            state or table.spec.new_game(),
-            latencies,
+        hooks = TableHooks(
             rulings=[self._batch.append],
-            signals=[self.player.announce],
-            debouncer=self.debouncer,
             judged=judged or [],
             refused=refused,
-            questions=[self._ask_host, lambda open_, _: self.player.ask(bool(open_)), *(questions or [])],
+            questions=[self._ask_host, *(questions or [])],
+            button_progress=self._gpio_progress,
+            mirror=mirror,
         )
+        self.parts = assemble(self.settings(), self.clock, state or table.spec.new_game(), hooks)
+        assert self.parts.loop is not None and self.parts.player is not None  # closed at the end of `run`
+        self.signals, self.player, self.loop = self.parts.signals, self.parts.player, self.parts.loop
+        self.debouncer = self.loop.debouncer
+        self.buttons = self.parts.buttons if buttons == "gpiozero" else None
+        self.gpio = self.parts.buttons if buttons == "gpiod" else None
+        self.pins: list[Any] = list(self.parts.seat_pins().values())
+        self._simulation()
+
+    def settings(self) -> TableSettings:
+        """The demo's table: mock pins, the default wiring for its players, its buttons' reader;
+        the buttons' latency is the callbacks' lag (or the GPIO reader's, until its first sweep)."""
+        camera = getattr(self.stage, "latency_us", LATENCIES_US["camera"])
+        buttons = GPIO_LATENCY_US if self.reader == "gpiod" else self.callback_lag_us[1] + 10_000
+        wiring = default_wiring(len(self.names))
+        return TableSettings(
+            wiring, buttons=self.reader, usb=(), latencies_us={"buttons": buttons, "camera": camera}
+        )
+
+    def _simulation(self) -> None:
+        """The hardware's and the host's schedules, empty."""
         # The host at the kiosk: each question answered with the card on the table, a human
         # while later. (delivery, lay's time, answer)
         self._answers: list[tuple[int, int, Named]] = []
         self._asked: set[int] = set()
         self.answer_us: list[int] = []  # how long each question (or misread) waited for its answer
         self.corrections = 0  # misread cards the host corrected
-        self.buttons: SnapButtons | None = None
-        self.gpio: GpioButtons | None = None
-        self.pins: list[Any]
-        if buttons == "gpiod":
-            self.chips = DoubleGpio()
-            self.gpio = GpioButtons(
-                self.wiring.buttons,
-                self.loop.put_edge,
-                progress=self._gpio_progress,
-                wanted=self.loop.waiting,
-                clock=self.clock,
-                system=self.chips,
-                names=self.names,
-            )
-            self.pins = [self.chips.pin(pin) for pin in self.wiring.buttons]
-        else:
-            self.buttons = SnapButtons(self.wiring.buttons, self.loop.put_edge, pin_factory=self.factory)
-            self.pins = [button.pin for button in self.buttons.buttons]
         self._edges: list[tuple[int, int, int, int, bool]] = []  # (delivery, order, seat, t, pressed)
         self._order = 0
         self._pin_free = [0] * len(self.names)
@@ -521,6 +504,23 @@ class DemoTable:
         bots' events, the game left open (what the loop still holds is not judged: the
         bots play it again on the resume, after the last event the journal holds)."""
         stopping = stop or (lambda: False)
+        if self.loop.judging.open:  # a resumed game's questions are asked again
+            self._ask_host(self.loop.judging.open, self.loop.state)
+        try:
+            if self._play(pace, skip, stopping) and self._end(pace, stopping):
+                self.loop.finish(ended)
+                self._flush()
+            return self.loop.state
+        finally:
+            self.parts.close()  # the buttons, the lights and buzzer off, the pins
+
+    def _play(
+        self,
+        pace: Callable[[int], Any] | None,
+        skip: Callable[[Event], bool] | None,
+        stopping: Callable[[], bool],
+    ) -> bool:
+        """The bots' events, each delivered through the hardware; False: a stop came first."""
         plays = (p for p in self.table.play() if p.event is not None)
         self._ahead = ahead = deque[Play]()
 
@@ -534,62 +534,50 @@ class DemoTable:
                 ahead.append(play)
                 self._tell(play)
 
-        if self.loop.judging.open:  # a resumed game's questions are asked again
-            self._ask_host(self.loop.judging.open, self.loop.state)
-        try:
-            while True:
-                if stopping():
-                    return self.loop.state
-                pull(-1)
-                if not ahead:
-                    break
-                play = ahead.popleft()
-                event = play.event
-                assert event is not None
-                pull(event.t + LOOKAHEAD_US)
-                if skip is not None and skip(event):
-                    self.clock.sleep_until(event.t)
-                    continue
-                self._pressing = event.t if type(event) is Snap else None
-                self._deliver(event.t, pace, skip)
-                if type(event) is Snap:
-                    self._press(event)
-                self._pressing = None
-            self._lift_before(1 << 62, None)
-            last = max([self.clock.now_us(), *(e[0] for e in self._edges)])
-            # One microsecond past the latency, so that a timer due at the bots' last event (a
-            # claim hold that ends the game) is past the watermark and fires.
-            self._deliver(last + LATENCIES_US["camera"] + 1, pace)
-            for delivery, event in self.stage.close():
-                self._advance(delivery, pace)
-                if type(event) is Progress:
-                    self.loop.progress("camera", event.t)
-                else:
-                    self.loop.put_lay(event)
-                self.loop.pump(self.clock.now_us())
-                self._flush()
-            for rest, _ in self.stage.missed(1 << 62):  # the last card never shown: the host adds it
-                self._correct(self.clock.now_us(), rest)
-            # What is still buffered judged now (a reading it finds impossible is asked), and the
-            # last questions answered and judged past their answers, before the game ends.
+        while True:
+            if stopping():
+                return False
+            pull(-1)
+            if not ahead:
+                return True
+            event = ahead.popleft().event
+            assert event is not None
+            pull(event.t + LOOKAHEAD_US)
+            if skip is not None and skip(event):
+                self.clock.sleep_until(event.t)
+                continue
+            self._pressing = event.t if type(event) is Snap else None
+            self._deliver(event.t, pace, skip)
+            if type(event) is Snap:
+                self._press(event)
+            self._pressing = None
+
+    def _end(self, pace: Callable[[int], Any] | None, stopping: Callable[[], bool]) -> bool:
+        """Everything still on its way delivered and judged, the last questions answered; False:
+        a stop came first (the game stays open)."""
+        self._lift_before(1 << 62, None)
+        last = max([self.clock.now_us(), *(e[0] for e in self._edges)])
+        # One microsecond past the latency, so that a timer due at the bots' last event (a
+        # claim hold that ends the game) is past the watermark and fires.
+        self._deliver(last + LATENCIES_US["camera"] + 1, pace)
+        for delivery, event in self.stage.close():
+            self._advance(delivery, pace)
+            if type(event) is Progress:
+                self.loop.progress("camera", event.t)
+            else:
+                self.loop.put_lay(event)
+            self.loop.pump(self.clock.now_us())
+            self._flush()
+        for rest, _ in self.stage.missed(1 << 62):  # the last card never shown: the host adds it
+            self._correct(self.clock.now_us(), rest)
+        # What is still buffered judged now (a reading it finds impossible is asked), and the
+        # last questions answered and judged past their answers, before the game ends.
+        self.loop.drain()
+        self._flush()
+        while self._answers:
+            if stopping():
+                return False
+            self._deliver(self._answers[-1][0] + LATENCIES_US["camera"] + 1, pace)
             self.loop.drain()
             self._flush()
-            while self._answers:
-                if stopping():
-                    return self.loop.state
-                self._deliver(self._answers[-1][0] + LATENCIES_US["camera"] + 1, pace)
-                self.loop.drain()
-                self._flush()
-            if stopping():
-                return self.loop.state
-            self.loop.finish(ended)
-            self._flush()
-            return self.loop.state
-        finally:
-            if self.buttons is not None:
-                self.buttons.close()
-            if self.gpio is not None:
-                self.gpio.close()
-            self.signals.off()  # lights and buzzer off before the pins go back
-            self.signals.close()
-            self.factory.close()
+        return not stopping()

@@ -15,15 +15,10 @@ import random
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from hardware.buttons import SnapButtons
 from hardware.clock import VirtualClock
-from hardware.pins import VirtualFactory
-from hardware.presses import Debouncer
-from hardware.signals import TableSignals
-from referee.live.loop import EventError, TableLoop
-from referee.live.signal_player import SignalPlayer
+from referee.live.assembly import TableHooks, TableSettings, assemble
+from referee.live.loop import EventError
 from referee.live.wiring import default_wiring
-from referee.rules.announcer import Announcer
 from referee.rules.events import Event, Snap
 from referee.rules.rulings import Ruling
 from referee.rules.script import ScriptError, read_script
@@ -86,6 +81,13 @@ def schedule(
     return [heapq.heappop(plan) for _ in range(len(plan))]
 
 
+def table_settings(seats: int) -> TableSettings:
+    """The simulated table: mock pins, gpiozero's callbacks, no USB; timers fire on the script's waits."""
+    return TableSettings(
+        default_wiring(seats), buttons="gpiozero", usb=(), latencies_us=LATENCIES_US, timer_waits=False
+    )
+
+
 def adjudicate_pipeline(lines: Iterable[bytes | str], source: str = "-", seed: int = 0) -> Iterator[Ruling]:
     """Rulings for a table script, judged by the live table loop on simulated hardware.
 
@@ -102,24 +104,12 @@ def adjudicate_pipeline(lines: Iterable[bytes | str], source: str = "-", seed: i
         stop = e  # rule on the lines before it, then report it, as adjudicate does
     rng = random.Random(seed)
     clock = VirtualClock(0)
-    factory = VirtualFactory(clock)
     out: list[Ruling] = []
-    debouncer = Debouncer(state.seats)
-    wiring = default_wiring(state.seats)
-    signals = TableSignals.from_wiring(wiring, factory)
-    player = SignalPlayer(Announcer(state.seats), signals, clock)  # lights and sound, as live
-    loop = TableLoop(
-        state,
-        LATENCIES_US,
-        rulings=[out.append],
-        signals=[player.announce],
-        debouncer=debouncer,
-        timer_waits=False,
-    )
-    buttons = SnapButtons(wiring.buttons, loop.put_edge, pin_factory=factory)
-    pins = [button.pin for button in buttons.buttons]
+    table = assemble(table_settings(state.seats), clock, state, TableHooks(rulings=[out.append]))
+    loop, player, pins = table.loop, table.player, table.seat_pins()
+    assert loop is not None and player is not None  # lights and sound, as live
     try:
-        for delivery, kind, _, payload in schedule(events, state.seats, debouncer.lockout_us, rng):
+        for delivery, kind, _, payload in schedule(events, state.seats, loop.debouncer.lockout_us, rng):
             clock.sleep_until(delivery)
             if kind == _EDGE:
                 seat, edge_t, pressed = payload
@@ -141,6 +131,4 @@ def adjudicate_pipeline(lines: Iterable[bytes | str], source: str = "-", seed: i
         yield from out
         raise ScriptError(f"{source}:{e.tag}: {e}") from None
     finally:
-        buttons.close()
-        signals.close()
-        factory.close()
+        table.close()
