@@ -65,7 +65,7 @@ def drive_live(
 ) -> None:
     """The step against a camera and a person: prompts shown as they change, frames fed as they
     come, and questions asked at the terminal (an answer given while the step waits for
-    frames, such as "missing", comes with the frames: `calibrate_cli._watched`). A lost
+    frames, such as "missing", comes with the frames: `referee.cli.calibrate_run._watched`). A lost
     camera is one line, and nothing is saved."""
     shown = None
     try:
