@@ -10,6 +10,8 @@ the table profile's progress atomically, and writes the finished profile at the 
 
 from __future__ import annotations
 
+import select
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -92,9 +94,6 @@ def typed_line(stream: Any = None) -> str | None:
     """A line typed at the terminal, if one is waiting (never blocks): how the person answers
     while the camera keeps running. None when nothing was typed, or stdin is not a terminal
     nor a pipe (select cannot watch it)."""
-    import select
-    import sys
-
     stream = stream if stream is not None else sys.stdin
     try:
         ready, _, _ = select.select([stream], [], [], 0)
