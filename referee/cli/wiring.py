@@ -15,7 +15,7 @@ def cmd_wiring(args: argparse.Namespace, out: TextIO) -> int:
     # module (gpiozero).
     from referee.live.wiring import WiringError, describe_wiring, load_wiring
 
-    from .hwtest import default_wiring_path
+    from .hwtest import default_wiring_path  # gpiozero, as above
 
     path = args.file or default_wiring_path()
     try:
