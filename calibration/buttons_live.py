@@ -26,10 +26,11 @@ from hardware.buttons import SnapButtons
 from hardware.clock import Clock
 from hardware.presses import Edge
 from hardware.signals import TableSignals
+from hardware.usb_buttons import UsbButtons, UsbError, default_system, find_device, scan
 from referee.errors import UserError
 from referee.live.wiring import Wiring
 
-from .steps_buttons import ButtonsResult, ButtonsStep
+from .steps_buttons import ButtonsResult, ButtonsStep, UsbKey, button_name, seat_buttons
 
 TICK_US = 100_000  # the step decides presses 100 ms after them, and times out waits
 Item = Edge | str  # what the inbox holds: an edge of a candidate pin, or an answer
@@ -66,8 +67,6 @@ def held_down(buttons: SnapButtons, pins: Sequence[int]) -> list[int]:
 def usb_keys(wiring: Wiring, system: Any = None) -> dict[str, frozenset[int]]:
     """Each of the wiring's USB devices' keys (what the step watches there): label -> codes.
     A device not plugged in: one line naming it."""
-    from hardware.usb_buttons import UsbError, default_system, find_device, scan
-
     found = scan(system or default_system())
     out = {}
     for want in wiring.usb_devices():
@@ -89,10 +88,6 @@ def _open_usb(
 ) -> Any:
     """The USB candidates' devices, each key's edges numbered as its candidate (as SnapButtons
     numbers pins). Not grabbed: the answers may be typed on one of them."""
-    from hardware.usb_buttons import UsbButtons, UsbError, default_system
-
-    from .steps_buttons import UsbKey
-
     seats: dict[str, dict[int, int]] = {}
     for i, c in enumerate(candidates):
         if isinstance(c, UsbKey):
@@ -198,8 +193,6 @@ def buttons_drift(saved: Wiring, found: ButtonsResult) -> list[str]:
     button silent, a light or the buzzer not confirmed, a switch grown noisy)."""
     problems = []
     names = saved.names
-    from .steps_buttons import button_name, seat_buttons
-
     for seat, (was, now) in enumerate(zip(seat_buttons(saved), found.buttons, strict=True)):
         if not found.pressed[seat]:
             problems.append(f"buttons: no press from {names[seat]} (referee calibrate buttons)")

@@ -17,6 +17,7 @@ The preview is encoded only when the page asks for it, in the server's thread po
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ipaddress
 import queue
@@ -295,8 +296,6 @@ def make_wizard_app(hub: WizardHub) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        import asyncio
-
         hub.attach(asyncio.get_running_loop())
         yield
 

@@ -4,6 +4,14 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
+from rich.console import Console
+from rich.markup import escape
+from rich.progress_bar import ProgressBar
+from rich.table import Table
+
+from calibration.wizard import typed_line
+from calibration.wizard_view import choices
+
 
 class Terminal:
     """The steps' front in the terminal: prompts printed (with a progress bar at a person's
@@ -13,14 +21,10 @@ class Terminal:
     types = True  # answers may be typed while the step waits (the kiosk's come from its page)
 
     def __init__(self, out: TextIO, sim: bool, pacer: Any, typed: Any = None) -> None:
-        from calibration.wizard import typed_line
-
         self.out, self.sim, self.pacer = out, sim, pacer
         self.typed = typed or typed_line  # a line typed while the camera runs, never waited for
         self.console: Any = None
         if hasattr(out, "isatty") and out.isatty():  # a person's terminal: prompts with progress bars
-            from rich.console import Console
-
             self.console = Console(file=out, highlight=False)
 
     def say(self, text: str) -> None:
@@ -31,8 +35,6 @@ class Terminal:
         """A step starts (`pile_box`: the pile's area from the profile, for the preview)."""
 
     def show(self, prompt: Any) -> None:
-        from calibration.wizard_view import choices
-
         said = choices(prompt)
         text = prompt.text
         if said and self.types and not self.sim and getattr(prompt, "waits", None) != "answer":
@@ -42,10 +44,6 @@ class Terminal:
         if self.console is None or not progress or progress[1] < 2:
             self.say(text)
             return
-        from rich.markup import escape
-        from rich.progress_bar import ProgressBar
-        from rich.table import Table
-
         n, of = progress
         line = Table.grid(padding=(0, 1))
         line.add_row(ProgressBar(total=of, completed=n - 1, width=16), f"{n:>2}/{of}", escape(text))
@@ -58,8 +56,6 @@ class Terminal:
     def meanwhile(self, prompt: Any) -> str | None:
         """One of the prompt's choices given while the step waits for frames or presses: at a
         real table, a line typed at the terminal (read without waiting)."""
-        from calibration.wizard_view import choices
-
         if self.sim or not choices(prompt):
             return None
         line = self.typed()

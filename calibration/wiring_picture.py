@@ -11,6 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import schemdraw
+import schemdraw.elements as elm
+
+from hardware.usb_buttons import key_name
 from referee.live.wiring import GROUND_PINS, PHYSICAL_PIN, Wiring
 
 ROW = 1.9  # schemdraw units between two pins' rows: room for a label above each part
@@ -44,8 +48,6 @@ def rows(w: Wiring) -> list[Row]:
 
 
 def usb_notes(w: Wiring) -> list[str]:
-    from hardware.usb_buttons import key_name
-
     return [
         f"{s.name}'s button: key {key_name(s.key or 0)} on the USB device usb.{s.usb}"
         for s in w.seats
@@ -55,9 +57,6 @@ def usb_notes(w: Wiring) -> list[str]:
 
 def draw_wiring(w: Wiring, title: str) -> bytes:
     """The schematic as SVG bytes. Deterministic: the same wiring gives the same bytes."""
-    import schemdraw
-    import schemdraw.elements as elm
-
     schemdraw.use("svg")
     shown = rows(w)
     n = len(shown) + 1  # and the GND pin, at the bottom

@@ -10,6 +10,8 @@ the table profile's progress atomically, and writes the finished profile at the 
 
 from __future__ import annotations
 
+import select
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -65,7 +67,7 @@ def drive_live(
 ) -> None:
     """The step against a camera and a person: prompts shown as they change, frames fed as they
     come, and questions asked at the terminal (an answer given while the step waits for
-    frames, such as "missing", comes with the frames: referee/cli/calibrate.py's `_watched`). A lost
+    frames, such as "missing", comes with the frames: `referee.cli.calibrate_run._watched`). A lost
     camera is one line, and nothing is saved."""
     shown = None
     try:
@@ -92,9 +94,6 @@ def typed_line(stream: Any = None) -> str | None:
     """A line typed at the terminal, if one is waiting (never blocks): how the person answers
     while the camera keeps running. None when nothing was typed, or stdin is not a terminal
     nor a pipe (select cannot watch it)."""
-    import select
-    import sys
-
     stream = stream if stream is not None else sys.stdin
     try:
         ready, _, _ = select.select([stream], [], [], 0)

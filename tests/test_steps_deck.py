@@ -100,8 +100,9 @@ def test_a_deck_with_most_cards_missing_stops_with_one_line_and_learns_nothing(r
 def test_missing_typed_at_the_terminal_while_the_camera_runs(recogniser):
     import io
 
+    from calibration.terminal import Terminal
     from calibration.wizard import Pacer
-    from referee.cli.calibrate import Terminal, _watched
+    from referee.cli.calibrate_run import _watched
 
     step = DeckStep(recogniser, random.Random(1), quick=True)
     typed = iter([None, "missing\n"])  # nothing typed at the first frame, then "missing"

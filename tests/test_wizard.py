@@ -18,13 +18,13 @@ def test_the_wizard_interrupted_keeps_the_old_profile_and_resumes_where_it_stopp
     before = out.read_bytes()
     argv = ["calibrate", "--sim", "--quick", "--players", "Ann,Bob,Cy", "--out", str(out)]
 
-    import calibration.steps_deck as steps_deck
+    import referee.cli.calibrate_run as calibrate_run  # where the command finds the deck step
 
-    class CtrlC(steps_deck.DeckStep):
+    class CtrlC(calibrate_run.DeckStep):
         def __post_init__(self) -> None:
             raise KeyboardInterrupt  # the host gives up during the deck step
 
-    monkeypatch.setattr(steps_deck, "DeckStep", CtrlC)
+    monkeypatch.setattr(calibrate_run, "DeckStep", CtrlC)
     assert main(argv) == 130
     said = capsys.readouterr().err
     assert said == (
@@ -103,7 +103,7 @@ def test_the_buttons_step_on_a_machine_without_gpio_is_one_line(
 
 
 def test_camera_drift_names_a_size_change_and_a_move_but_not_jitter() -> None:
-    from referee.cli.calibrate import camera_drift
+    from referee.cli.calibrate_run import camera_drift
 
     saved = {"card_px": 140.0, "pile_box": [100, 40, 520, 460]}
     assert camera_drift(saved, 145.0, (103, 42, 523, 462)) == []
@@ -130,8 +130,8 @@ def test_at_a_persons_terminal_each_prompt_has_its_progress_bar() -> None:
     import io
 
     from calibration.steps import Prompt
+    from calibration.terminal import Terminal
     from calibration.wizard import Pacer
-    from referee.cli.calibrate import Terminal
 
     class Tty(io.StringIO):
         def isatty(self) -> bool:

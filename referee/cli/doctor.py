@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from hardware.board import HEADER_CHIP_LABELS, Chip, board_from_model, header_chip, read_chips, read_model
+from referee.errors import UserError
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 SERVICE = "referee"
@@ -465,9 +466,25 @@ def _nearest_existing(path: Path) -> Path:
 
 def gather(config_path: str = CONFIG, probes: int = FSYNC_PROBES) -> Facts:
     """This machine's facts. Never raises for a missing part: that is what it reports."""
-    from referee.live.config import ConfigError, default_data_dir, load_config
-
     facts: dict[str, Any] = {"config_path": config_path}
+    _gather_board(facts)
+    _gather_gpio_libraries(facts)
+    facts["user"] = pwd.getpwuid(os.getuid()).pw_name if hasattr(os, "getuid") else ""
+    facts["user_groups"] = _groups_of(facts["user"]) or ()
+    facts["service_user_groups"] = _groups_of(SERVICE_USER)
+    config = _gather_config(facts, config_path)
+    _gather_camera(facts)
+    facts["browser"] = shutil.which("chromium") or shutil.which("chromium-browser")
+    facts["service_active"] = _run(["systemctl", "is-active", SERVICE])
+    facts["service_enabled"] = _run(["systemctl", "is-enabled", SERVICE])
+    _gather_profile(facts, config)
+    _gather_wiring(facts, config)
+    _gather_disk(facts, config, probes)
+    return Facts(**facts)
+
+
+def _gather_board(facts: dict[str, Any]) -> None:
+    """The OS, Python, the board's model, its GPIO chips, and whether this user may open the header's."""
     facts["os_release"] = read_os_release()
     facts["python"] = tuple(sys.version_info[:3])
     facts["model"] = read_model()
@@ -475,6 +492,10 @@ def gather(config_path: str = CONFIG, probes: int = FSYNC_PROBES) -> Facts:
     facts["chips"] = tuple(chips)
     chip = header_chip(chips)
     facts["chip_access"] = chip is not None and os.access(f"/dev/gpiochip{chip.number}", os.R_OK | os.W_OK)
+
+
+def _gather_gpio_libraries(facts: dict[str, Any]) -> None:
+    """lgpio's and gpiod's versions, None where one is not importable (the import is the check)."""
     try:
         import lgpio  # type: ignore[import-not-found]
 
@@ -488,9 +509,11 @@ def gather(config_path: str = CONFIG, probes: int = FSYNC_PROBES) -> Facts:
         facts["gpiod"] = (str(getattr(gpiod, "__version__", "")) or "installed") if v2 else "v1"
     except Exception:
         facts["gpiod"] = None
-    facts["user"] = pwd.getpwuid(os.getuid()).pw_name if hasattr(os, "getuid") else ""
-    facts["user_groups"] = _groups_of(facts["user"]) or ()
-    facts["service_user_groups"] = _groups_of(SERVICE_USER)
+
+
+def _gather_config(facts: dict[str, Any], config_path: str) -> Any:
+    """The config, if there is one and it is valid (None otherwise), and what the checks take from it."""
+    from referee.live.config import ConfigError, load_config  # numpy and OpenCV: doctor only
 
     config = None
     facts["config_found"] = Path(config_path).exists()
@@ -502,6 +525,11 @@ def gather(config_path: str = CONFIG, probes: int = FSYNC_PROBES) -> Facts:
     facts["camera_source"] = config.camera if config is not None else None
     if config is not None:
         facts["buttons"] = config.buttons
+    return config
+
+
+def _gather_camera(facts: dict[str, Any]) -> None:
+    """picamera2 (importable or not: the import is the check), libcamera's cameras, the webcams."""
     try:
         import picamera2  # type: ignore[import-not-found]  # noqa: F401
 
@@ -514,12 +542,11 @@ def gather(config_path: str = CONFIG, probes: int = FSYNC_PROBES) -> Facts:
             line.strip() for line in listed.splitlines() if line.strip()[:2].rstrip(":").isdigit()
         )
     facts["video_devices"] = tuple(sorted(str(p) for p in Path("/dev").glob("video*")))
-    facts["browser"] = shutil.which("chromium") or shutil.which("chromium-browser")
-    facts["service_active"] = _run(["systemctl", "is-active", SERVICE])
-    facts["service_enabled"] = _run(["systemctl", "is-enabled", SERVICE])
 
-    _gather_profile(facts, config)
-    _gather_wiring(facts, config)
+
+def _gather_disk(facts: dict[str, Any], config: Any, probes: int) -> None:
+    """The journal's folder: its free space, and the time of `probes` fsyncs there."""
+    from referee.live.config import default_data_dir  # loaded by _gather_config already
 
     data_dir = config.data_dir if config is not None else Path("/var/lib/referee")
     if not data_dir.exists() and config is None:
@@ -532,11 +559,10 @@ def gather(config_path: str = CONFIG, probes: int = FSYNC_PROBES) -> Facts:
         facts["fsync_ms"] = tuple(fsync_probe(near, probes))
     except OSError as e:
         facts["fsync_error"] = f"{near}: {e.strerror or e}"
-    return Facts(**facts)
 
 
 def _gather_profile(facts: dict[str, Any], config: Any) -> None:
-    from referee.vision.profile import TableProfileError, default_profile_path, table_part
+    from referee.vision.profile import TableProfileError, default_profile_path, table_part  # numpy
 
     try:
         path = default_profile_path()
@@ -561,6 +587,7 @@ def _gather_profile(facts: dict[str, Any], config: Any) -> None:
 
 
 def _gather_wiring(facts: dict[str, Any], config: Any) -> None:
+    # The wiring's checks (tomllib) and the USB scan: some 20 ms at start-up, for doctor only.
     from hardware.usb_buttons import UsbError, default_system, find_device, scan
     from referee.live.wiring import default_wiring
 
@@ -597,8 +624,6 @@ def _gather_wiring(facts: dict[str, Any], config: Any) -> None:
 
 
 def run_doctor(args: argparse.Namespace, out: TextIO, gather_facts: Callable[..., Facts] = gather) -> int:
-    from referee.errors import UserError
-
     if args.config != CONFIG and not Path(args.config).is_file():
         raise UserError(f"{args.config}: no such config file")  # a typo, not a missing install
     if args.probes < 0:

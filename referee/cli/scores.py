@@ -19,6 +19,7 @@ from typing import Any, TextIO
 
 from referee.errors import UserError
 from referee.kiosk.view import BIN_EDGES_MS
+from referee.live.journal import FILE_NAME
 from referee.live.scores import (
     Night,
     night_json,
@@ -26,6 +27,8 @@ from referee.live.scores import (
     parse_since,
     read_night,
 )
+
+from .service import _damaged_lines, _journal
 
 FORMATS = ("table", "csv", "json")
 BLOCKS = "·▁▂▃▄▅▆▇█"  # an empty bin is a dot: the axis still shows
@@ -49,8 +52,6 @@ CSV_FIGURES = (
 
 
 def cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
-    from .service import _damaged_lines, _journal
-
     fmt = args.format
     if fmt not in FORMATS:
         raise UserError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
@@ -80,8 +81,6 @@ def cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
 
 def _journal_folder(path: Path) -> Path:
     """`--journal`: the journal file itself, or the folder holding it."""
-    from referee.live.journal import FILE_NAME
-
     if path.is_dir():
         return path
     if not path.exists():
@@ -124,8 +123,7 @@ def ms(us: int | None) -> str:
 
 
 def print_table(table: Night, since: datetime, out: TextIO) -> None:
-    from rich.console import Console
-    from rich.table import Table
+    from rich.console import Console  # rich: only for the table, not at every command's start-up
     from rich.text import Text
 
     console = Console(file=out, highlight=False)
@@ -140,25 +138,38 @@ def print_table(table: Night, since: datetime, out: TextIO) -> None:
     console.print(
         Text(f"The night's scores since {when}: {len(ids)} games ({_ranges(ids)}), {won} won", style="bold")
     )
-    grid = Table(title_justify="left")
-    headers = (
-        "Player",
-        "Games",
-        "Won",
-        "Stacks",
-        "by snap",
-        "by count-out",
-        "other",
-        "Wrong snaps",
-        "Valid snaps",
-        "Median",
-        "Fastest",
-        "Games in a row",
-        "Stacks in a row",
-    )
-    for header in headers:
-        grid.add_column(header, justify="left" if header == "Player" else "right")
     rows = night_json(table)["players"]
+    console.print(_grid(rows))
+    for line in record_lines(table):
+        console.print(line)
+    console.print()
+    _print_reactions(console, rows)
+
+
+HEADERS = (
+    "Player",
+    "Games",
+    "Won",
+    "Stacks",
+    "by snap",
+    "by count-out",
+    "other",
+    "Wrong snaps",
+    "Valid snaps",
+    "Median",
+    "Fastest",
+    "Games in a row",
+    "Stacks in a row",
+)
+
+
+def _grid(rows: list[dict[str, Any]]) -> Any:
+    """The players' figures as a rich table, a row each."""
+    from rich.table import Table  # rich: only for the table
+
+    grid = Table(title_justify="left")
+    for header in HEADERS:
+        grid.add_column(header, justify="left" if header == "Player" else "right")
     for p in rows:
         grid.add_row(
             p["name"],
@@ -175,10 +186,13 @@ def print_table(table: Night, since: datetime, out: TextIO) -> None:
             str(p["games_in_a_row"]),
             str(p["stacks_in_a_row"]),
         )
-    console.print(grid)
-    for line in record_lines(table):
-        console.print(line)
-    console.print()
+    return grid
+
+
+def _print_reactions(console: Any, rows: list[dict[str, Any]]) -> None:
+    """Each player's reaction times as a one-line histogram, the axis under them."""
+    from rich.text import Text  # rich: only for the table
+
     width = max(len(p["name"]) for p in rows)
     edges = BIN_EDGES_MS
     step = edges[1] - edges[0]

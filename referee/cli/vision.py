@@ -27,7 +27,7 @@ SIDES = ("bottom", "top", "left", "right")
 
 def cmd_recognize(args: argparse.Namespace, out: TextIO) -> int:
     """The top card of each frame: one JSON line per frame, a one-line error per bad frame."""
-    from hardware.image_files import ImageFileError, read_image
+    from hardware.image_files import ImageFileError, read_image  # OpenCV: see above
     from referee.vision.recogniser import recogniser_for
 
     recogniser = recogniser_for(args.profile, args.deck)
@@ -90,16 +90,15 @@ def _game_line(spec: str) -> dict[str, Any]:
 
 def cmd_watch(args: argparse.Namespace, out: TextIO) -> int:
     """Lays (and cleared stacks) seen in a video, an image folder or the camera, as a table script."""
-    from hardware.camera import black_frames_lose, open_source
+    from hardware.camera import black_frames_lose, open_source  # OpenCV: see above
     from hardware.frames import CameraLost, SourceError
+    from referee.vision.recogniser import recogniser_for
     from referee.vision.watcher import PileWatcher, WatchCleared, WatchLay
 
     game = _game_line(args.game) if args.game else None
     sides = parse_sides(args.seats)
     # The deck: as --deck says, else as the game line says (52 cards unless it says 54), else any.
     deck = args.deck or (game.get("deck", 52) if game is not None else 54)
-    from referee.vision.recogniser import recogniser_for
-
     recogniser = recogniser_for(args.profile, deck)
     seen: set[str] = set()  # cards laid since the stack was last cleared: unlikely to come again
 

@@ -6,14 +6,16 @@ import argparse
 import sys
 from typing import Any, TextIO
 
+from hardware.board import read_board
 from referee.errors import UserError
 
 
 def cmd_wiring(args: argparse.Namespace, out: TextIO) -> int:
-    from hardware.board import read_board
+    # Not at every command's start-up: the wiring's checks (tomllib, some 15 ms) and hw-test's
+    # module (gpiozero).
     from referee.live.wiring import WiringError, describe_wiring, load_wiring
 
-    from .hwtest import default_wiring_path
+    from .hwtest import default_wiring_path  # gpiozero, as above
 
     path = args.file or default_wiring_path()
     try:
@@ -21,7 +23,7 @@ def cmd_wiring(args: argparse.Namespace, out: TextIO) -> int:
     except WiringError as e:
         raise UserError(str(e)) from None
     if args.draw:
-        from calibration.wiring_picture import draw_wiring
+        from calibration.wiring_picture import draw_wiring  # schemdraw: --draw only
 
         svg = draw_wiring(wiring, f"{len(wiring.seats)} seats: {args.file or 'the default wiring'}")
         out.flush()

@@ -46,11 +46,13 @@ from referee.cards import parse_card
 from referee.errors import UserError
 from referee.rules.announcer import Target, Value
 from referee.rules.events import Unread
+from referee.rules.house_rules import house_view, next_values
 from referee.rules.player_names import check_names
 from referee.rules.rulings import Ruling
 from referee.rules.state import State
 
 from .guard import KioskGuard
+from .phones import qr_svg
 from .sound import KEEP_SOUNDS, SOUND_CHOICES, query_sound, ruling_sound, sound_default, sound_json
 from .view import TableView
 
@@ -229,8 +231,6 @@ class KioskHub(LiveHub):
 
     def house_rules(self) -> dict[str, Any]:
         """The next game's rules and options for the host's panel (`house_rules.next_values`)."""
-        from referee.rules.house_rules import next_values
-
         with self._lock:
             return next_values(self._next_game, self._table_view.state)
 
@@ -276,8 +276,6 @@ class KioskHub(LiveHub):
         self._change_view(change)
 
     def _view(self) -> dict[str, Any]:
-        from referee.rules.house_rules import house_view
-
         view = self._table_view.view()
         view["house"] = house_view(self._table_view.state, self._next_game)
         view["sounds"] = self._sounds
@@ -324,10 +322,91 @@ def make_app(
     `clips`: the replay's `clip_store.ClipStore`, served read-only (None: no replays)."""
     if sound not in SOUND_CHOICES:
         raise ValueError(f"sound must be one of {', '.join(SOUND_CHOICES)}, not {sound!r}")
-    qr: dict[str, bytes] = {}  # drawn at the first asking, once
 
-    def watching() -> str | None:
-        return watch() if callable(watch) else watch
+    async def house_rules(request: Request) -> Response:
+        return JSONResponse(hub.house_rules(), headers=NO_STORE)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        hub.attach(asyncio.get_running_loop())
+        yield
+
+    routes = [
+        *live_page_routes(hub, "index.html", "/", "/api/state"),
+        *_admin_routes(token, commands),
+        Route("/api/question/{t}.jpg", _question_crop(crops)),
+        *_screen_routes(sound, buzzer, watch),
+        Route("/api/house-rules", house_rules),
+        *_replay_routes(clips),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(KioskGuard, names=names)])
+
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+Command = Callable[[TableCommands, dict[str, Any]], str]
+
+
+def _admin_routes(token: str, commands: TableCommands | None) -> list[Route]:
+    """`GET /api/admin/token` (to the Pi's own screen only) and the host's commands (`POST
+    /api/admin/...`), each behind the token."""
+
+    async def admin_token(request: Request) -> Response:
+        if not is_loopback(request):
+            return error_response(403, "the admin token is shown on the table's own screen only")
+        return JSONResponse({"token": token}, headers=NO_STORE)
+
+    def admin(run: Command) -> Endpoint:
+        return _admin_endpoint(run, token, commands)
+
+    return [
+        Route("/api/admin/token", admin_token),
+        Route("/api/admin/new-game", admin(lambda c, p: c.new_game()), methods=["POST"]),
+        Route("/api/admin/rules", admin(lambda c, p: c.set_rules(_text(p, "preset"))), methods=["POST"]),
+        Route("/api/admin/names", admin(lambda c, p: c.set_names(_names(p))), methods=["POST"]),
+        Route("/api/admin/undo", admin(lambda c, p: c.undo_last()), methods=["POST"]),
+        Route("/api/admin/name-card", admin(lambda c, p: c.name_card(*_naming(p))), methods=["POST"]),
+        Route("/api/admin/house-rules", admin(_set_house_rules), methods=["POST"]),
+    ]
+
+
+def _admin_endpoint(run: Command, token: str, commands: TableCommands | None) -> Endpoint:
+    """A host's command: the token checked (a header's before the body is read), the body read
+    within its limit, then `run` on a worker thread; its message, or its one-line refusal (400)."""
+
+    async def endpoint(request: Request) -> Response:
+        # A token in the header is checked before the body is read: a wrong one costs nothing.
+        bearer = _bearer(request)
+        if bearer is not None and not _same_token(bearer, token):
+            return error_response(403, "wrong admin token")
+        try:
+            params = await read_params(request)
+        except BadBody as e:
+            return error_response(e.status, str(e))
+        if params is None:
+            return error_response(400, "send a JSON object or a form")
+        given = bearer or _form_token(request, params)
+        if given is None:
+            return error_response(
+                401,
+                "the admin token is needed (Authorization: Bearer TOKEN, or a form's token field)",
+                {"WWW-Authenticate": "Bearer"},
+            )
+        if not _same_token(given, token):
+            return error_response(403, "wrong admin token")
+        if commands is None:
+            return error_response(503, "this kiosk takes no commands")
+        try:
+            message = await run_in_threadpool(run, commands, params)
+        except (ValueError, UserError) as e:
+            return error_response(400, str(e))
+        return JSONResponse({"ok": True, "message": message}, headers=NO_STORE)
+
+    return endpoint
+
+
+def _question_crop(crops: Callable[[int], Any] | None) -> Endpoint:
+    """`GET /api/question/{t}.jpg`: the camera's picture of the card laid at t, as JPEG."""
 
     async def question_crop(request: Request) -> Response:
         try:
@@ -342,10 +421,16 @@ def make_app(
             return error_response(404, f"the picture of the card laid at t={t} cannot be sent")
         return Response(jpeg, media_type="image/jpeg", headers=NO_STORE)
 
-    async def admin_token(request: Request) -> Response:
-        if not is_loopback(request):
-            return error_response(403, "the admin token is shown on the table's own screen only")
-        return JSONResponse({"token": token}, headers=NO_STORE)
+    return question_crop
+
+
+def _screen_routes(sound: str, buzzer: bool, watch: str | Callable[[], str | None] | None) -> list[Route]:
+    """`GET /api/screen` (this screen: the Pi's own or another, its sound's default, the
+    phones' address) and `GET /api/watch.svg` (that address as a QR code)."""
+    qr: dict[str, bytes] = {}  # drawn at the first asking, once
+
+    def watching() -> str | None:
+        return watch() if callable(watch) else watch
 
     async def screen(request: Request) -> Response:
         # Never the token: the Pi's own screen asks /api/admin/token for it.
@@ -360,69 +445,10 @@ def make_app(
         if url is None:
             return error_response(404, "phones cannot reach this kiosk: it listens on this machine only")
         if url not in qr:
-            from .phones import qr_svg
-
             qr[url] = await run_in_threadpool(qr_svg, url)
         return Response(qr[url], media_type="image/svg+xml", headers={"Cache-Control": "no-cache"})
 
-    async def house_rules(request: Request) -> Response:
-        return JSONResponse(hub.house_rules(), headers=NO_STORE)
-
-    Command = Callable[[TableCommands, dict[str, Any]], str]
-
-    def admin(run: Command) -> Callable[[Request], Awaitable[Response]]:
-        async def endpoint(request: Request) -> Response:
-            # A token in the header is checked before the body is read: a wrong one costs nothing.
-            bearer = _bearer(request)
-            if bearer is not None and not _same_token(bearer, token):
-                return error_response(403, "wrong admin token")
-            try:
-                params = await read_params(request)
-            except BadBody as e:
-                return error_response(e.status, str(e))
-            if params is None:
-                return error_response(400, "send a JSON object or a form")
-            given = bearer or _form_token(request, params)
-            if given is None:
-                return error_response(
-                    401,
-                    "the admin token is needed (Authorization: Bearer TOKEN, or a form's token field)",
-                    {"WWW-Authenticate": "Bearer"},
-                )
-            if not _same_token(given, token):
-                return error_response(403, "wrong admin token")
-            if commands is None:
-                return error_response(503, "this kiosk takes no commands")
-            try:
-                message = await run_in_threadpool(run, commands, params)
-            except (ValueError, UserError) as e:
-                return error_response(400, str(e))
-            return JSONResponse({"ok": True, "message": message}, headers=NO_STORE)
-
-        return endpoint
-
-    @asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        hub.attach(asyncio.get_running_loop())
-        yield
-
-    routes = [
-        *live_page_routes(hub, "index.html", "/", "/api/state"),
-        Route("/api/admin/token", admin_token),
-        Route("/api/admin/new-game", admin(lambda c, p: c.new_game()), methods=["POST"]),
-        Route("/api/admin/rules", admin(lambda c, p: c.set_rules(_text(p, "preset"))), methods=["POST"]),
-        Route("/api/admin/names", admin(lambda c, p: c.set_names(_names(p))), methods=["POST"]),
-        Route("/api/admin/undo", admin(lambda c, p: c.undo_last()), methods=["POST"]),
-        Route("/api/admin/name-card", admin(lambda c, p: c.name_card(*_naming(p))), methods=["POST"]),
-        Route("/api/admin/house-rules", admin(_set_house_rules), methods=["POST"]),
-        Route("/api/question/{t}.jpg", question_crop),
-        Route("/api/screen", screen),
-        Route("/api/watch.svg", watch_qr),
-        Route("/api/house-rules", house_rules),
-        *_replay_routes(clips),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ]
-    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(KioskGuard, names=names)])
+    return [Route("/api/screen", screen), Route("/api/watch.svg", watch_qr)]
 
 
 class Clips(Protocol):

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import json
 import logging
 import socket
 import threading
 from collections.abc import Awaitable, Callable, Collection, MutableMapping
 from typing import Any
+
+from .phones import cross_site
 
 log = logging.getLogger(__name__)
 
@@ -131,15 +134,11 @@ class KioskGuard:
 
 def _cross_site(scope: Scope) -> str | None:
     """Why a request is refused as another site's (`kiosk_phones.cross_site`), or None."""
-    from .phones import cross_site
-
     headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", ())}
     return cross_site(scope.get("method", "GET"), headers)
 
 
 async def _refuse(send: Send, message: str, status: int = 400) -> None:
-    import json
-
     body = json.dumps({"error": message}).encode()
     headers = [
         (b"content-type", b"application/json"),

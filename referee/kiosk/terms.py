@@ -50,6 +50,22 @@ def slap_legend(rules: Celtic) -> list[dict[str, str]]:
 def game_terms(rules: Celtic) -> dict[str, dict[str, str]]:
     """Every term this game uses: key -> {word, text} (one or two short sentences)."""
     o = rules.options
+    terms = {**_slap_terms(rules), **_face_card_terms(o)}
+    terms["hold"] = (
+        "hold",
+        f"Play stops for {o.claim_window / 1e6:g} s: the first snap takes the stack, "
+        "else it goes to the seat named, when the bar runs out.",
+    )
+    terms["wrong_snap"] = ("wrong snap", _wrong_snap(o))
+    terms.update(_penalty_terms(o))
+    terms["dead_heat"] = ("dead heat", "Two presses at the same microsecond: nobody wins the stack.")
+    terms["late"] = ("late", "A press after the stack was won: it costs nothing.")
+    return {k: {"word": w, "text": t} for k, (w, t) in terms.items()}
+
+
+def _slap_terms(rules: Celtic) -> dict[str, tuple[str, str]]:
+    """The slap patterns that count, in the legend's order: key -> (word, text)."""
+    o = rules.options
     terms: dict[str, tuple[str, str]] = {}
     if o.slap_calling_out:
         terms["calling_out"] = (
@@ -80,29 +96,38 @@ def game_terms(rules: Celtic) -> dict[str, dict[str, str]]:
         terms["triple"] = ("triple", f"Three cards of one rank on top.{wins}")
     if o.slap_joker:
         terms["joker"] = ("joker", "A joker on top.")
+    return terms
+
+
+def _face_card_terms(o: Options) -> dict[str, tuple[str, str]]:
+    """What a face card starts in this game: a count-out, a challenge, or nothing."""
     if o.face_cards == "counting_out":
-        terms["count_out"] = (
-            "count-out",
-            f"A picture card ({CHANCES}) starts a count-out of that many cards. When it runs out "
-            "with no snap on the stack, the seat that laid the picture card takes the stack.",
-        )
-    elif o.face_cards == "challenge":
+        return {
+            "count_out": (
+                "count-out",
+                f"A picture card ({CHANCES}) starts a count-out of that many cards. When it runs out "
+                "with no snap on the stack, the seat that laid the picture card takes the stack.",
+            )
+        }
+    if o.face_cards == "challenge":
         claim = (
             f" It must slap to claim it: for {o.exclusive_claim / 1e6:g} s only it may."
             if o.challenge_claim == "slap"
             else ""
         )
-        terms["challenge"] = (
-            "challenge",
-            f"A face card challenges the next seat: {CHANCES} chances to lay a face card. "
-            f"If it fails, the challenger takes the stack.{claim}",
-        )
-    terms["hold"] = (
-        "hold",
-        f"Play stops for {o.claim_window / 1e6:g} s: the first snap takes the stack, "
-        "else it goes to the seat named, when the bar runs out.",
-    )
-    terms["wrong_snap"] = ("wrong snap", _wrong_snap(o))
+        return {
+            "challenge": (
+                "challenge",
+                f"A face card challenges the next seat: {CHANCES} chances to lay a face card. "
+                f"If it fails, the challenger takes the stack.{claim}",
+            )
+        }
+    return {}
+
+
+def _penalty_terms(o: Options) -> dict[str, tuple[str, str]]:
+    """The penalties this game has: being penalised, the penalty pile."""
+    terms: dict[str, tuple[str, str]] = {}
     if o.penalty_bars:
         terms["penalised"] = (
             "penalised",
@@ -115,9 +140,7 @@ def game_terms(rules: Celtic) -> dict[str, dict[str, str]]:
             f"A wrong slap puts {o.penalty_cards} cards face down beside the stack. "
             "Whoever wins the next stack picks them up too.",
         )
-    terms["dead_heat"] = ("dead heat", "Two presses at the same microsecond: nobody wins the stack.")
-    terms["late"] = ("late", "A press after the stack was won: it costs nothing.")
-    return {k: {"word": w, "text": t} for k, (w, t) in terms.items()}
+    return terms
 
 
 def _wrong_snap(o: Options) -> str:

@@ -333,50 +333,16 @@ def table_view(
     """The view of the table: plain values only, ready for `json.dumps`. `last_stale`: a card
     was laid since the last ruling (the page clears its banner)."""
     names = state.players
-    options = state.rules.options
-    calls = options.slap_calling_out
+    calls = state.rules.options.slap_calling_out
     start = t0 or 0
-    hold = state.hold
-    count_owner = state.count_owner if state.count_out is not None else None
-    players = []
-    for seat, name in enumerate(names):
-        penalised = state.is_penalised(seat)
-        if signals is None:  # the announcer's base modes, read from the state
-            level = 1.0 if state.winner == seat else TURN_LEVEL if state.turn == seat else 0.0
-            led = {"level": level, "blink": penalised}
-        else:
-            led = {"level": signals.seats.get(seat, 0.0), "blink": False}
-        trouble = troubles.get(seat)
-        players.append(
-            {
-                "seat": seat,
-                "name": name,
-                "cards": state.hands[seat],
-                "penalised": penalised,
-                "turn": state.turn == seat,
-                "count_owner": count_owner == seat,
-                "out": state.is_out(seat),
-                "led": led,
-                "trouble": trouble,
-            }
-        )
     messages = [
         f"{names[seat]}'s button {TROUBLE_WORDS.get(kind, kind)}"
         for seat, kind in sorted(troubles.items())
         if seat < len(names)
     ]
-    next_call = state.laid % 13 + 1
     return {
-        "game": {
-            "rules": state.rules.name,
-            "presets": sorted(PRESETS),
-            "seats": len(names),
-            "face_cards": options.face_cards,
-            "calls": calls,  # calling out counts: the call is worth showing
-            "penalty_pile": options.penalty_cards > 0 and options.penalty_cards_to == "penalty_pile",
-            **game_words(state.rules),
-        },
-        "players": players,
+        "game": game_json(state),
+        "players": players_json(state, troubles, signals),
         "turn": {"seat": state.turn, "name": names[state.turn]} if state.turn is not None else None,
         "stack": {
             "size": state.size,
@@ -384,27 +350,9 @@ def table_view(
             "burned": state.burned,  # face down under it
             "penalty_pile": state.penalty_pile,
         },
-        "call": {
-            "next": next_call,
-            "next_rank": RANKS[next_call - 1],
-            "top": state.top_call if state.top_card is not None else None,
-            "top_matched": state.top_card is not None and state.top_card.rank == state.top_call,
-        },
-        "count_out": (
-            {"owner": count_owner, "name": names[count_owner], "left": state.count_out}
-            if count_owner is not None
-            else None
-        ),
-        "hold": (
-            {
-                "by": hold.by,
-                "owner": hold.owner,
-                "name": names[hold.owner],
-                "ms_left": max(0, (hold.until - state.now) // 1000),
-            }
-            if hold is not None
-            else None
-        ),
+        "call": call_json(state),
+        "count_out": count_out_json(state),
+        "hold": hold_json(state),
         "last": (
             entry_json(last, names, start, full=True, calls=calls) | {"stale": last_stale}
             if last is not None
@@ -421,6 +369,79 @@ def table_view(
         "winner": {"seat": state.winner, "name": names[state.winner]} if state.winner is not None else None,
         "stats": [s.to_json() for s in stats],
         "reaction_bin_edges_ms": list(BIN_EDGES_MS),
+    }
+
+
+def game_json(state: State) -> dict[str, Any]:
+    """The view's `game`: the rules, the seats, and what the page shows of the rules."""
+    options = state.rules.options
+    return {
+        "rules": state.rules.name,
+        "presets": sorted(PRESETS),
+        "seats": len(state.players),
+        "face_cards": options.face_cards,
+        "calls": options.slap_calling_out,  # calling out counts: the call is worth showing
+        "penalty_pile": options.penalty_cards > 0 and options.penalty_cards_to == "penalty_pile",
+        **game_words(state.rules),
+    }
+
+
+def players_json(state: State, troubles: Mapping[int, str], signals: Signals | None) -> list[dict[str, Any]]:
+    """The view's `players`: a seat each, with its cards, its marks and its LED."""
+    count_owner = state.count_owner if state.count_out is not None else None
+    players = []
+    for seat, name in enumerate(state.players):
+        penalised = state.is_penalised(seat)
+        if signals is None:  # the announcer's base modes, read from the state
+            level = 1.0 if state.winner == seat else TURN_LEVEL if state.turn == seat else 0.0
+            led = {"level": level, "blink": penalised}
+        else:
+            led = {"level": signals.seats.get(seat, 0.0), "blink": False}
+        players.append(
+            {
+                "seat": seat,
+                "name": name,
+                "cards": state.hands[seat],
+                "penalised": penalised,
+                "turn": state.turn == seat,
+                "count_owner": count_owner == seat,
+                "out": state.is_out(seat),
+                "led": led,
+                "trouble": troubles.get(seat),
+            }
+        )
+    return players
+
+
+def call_json(state: State) -> dict[str, Any]:
+    """The view's `call`: the number called for the next card, and the top card's."""
+    next_call = state.laid % 13 + 1
+    return {
+        "next": next_call,
+        "next_rank": RANKS[next_call - 1],
+        "top": state.top_call if state.top_card is not None else None,
+        "top_matched": state.top_card is not None and state.top_card.rank == state.top_call,
+    }
+
+
+def count_out_json(state: State) -> dict[str, Any] | None:
+    """The view's `count_out`: whose count-out runs and how many cards it has left, or None."""
+    owner = state.count_owner if state.count_out is not None else None
+    if owner is None:
+        return None
+    return {"owner": owner, "name": state.players[owner], "left": state.count_out}
+
+
+def hold_json(state: State) -> dict[str, Any] | None:
+    """The view's `hold`: why play stops, whose the stack is if nobody snaps, and for how long."""
+    hold = state.hold
+    if hold is None:
+        return None
+    return {
+        "by": hold.by,
+        "owner": hold.owner,
+        "name": state.players[hold.owner],
+        "ms_left": max(0, (hold.until - state.now) // 1000),
     }
 
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from referee.errors import UserError
 from referee.live.wiring import Wiring, WiringError, default_wiring, load_wiring, parse_wiring
@@ -97,7 +97,40 @@ def load_config(path: str | PathLike[str]) -> Config:
 
 
 def _parse(data: Mapping[str, Any], source: str, folder: Path) -> Config:
+    # Each table in the file's order, so that the first mistake is the one told.
     known(data, "", _TOP_KEYS)
+    players, rules, options = _table(data)
+    camera = _camera(data, folder, len(players))
+    pins, buttons, wiring = _hardware(data, folder, len(players), camera)
+    service = _service(data, folder)
+    host, sound = _kiosk(data, service.host)
+    table_profile = camera.table_profile
+    return Config(
+        source=source,
+        players=players,
+        rules=rules,
+        options=dict(options),
+        camera=camera.source,
+        # A table profile without its deck step: the built-in model reads the cards.
+        profile=camera.profile if table_profile is None or "deck" in table_profile.get("done", []) else None,
+        fps=camera.fps,
+        sides=camera.sides,
+        camera_locks=_locks(table_profile),
+        pins=pins,
+        buttons=buttons,
+        wiring=wiring,
+        data_dir=service.data_dir,
+        kiosk=service.kiosk,
+        kiosk_host=host.strip(),
+        kiosk_port=service.port,
+        kiosk_names=service.names,
+        kiosk_sound=sound,
+        replay=_replay(data, folder),
+    )
+
+
+def _table(data: Mapping[str, Any]) -> tuple[tuple[str, ...], str, Mapping[str, Any]]:
+    """`[table]`: the players, the rules' preset and its house-rule options, checked together."""
     if "table" not in data:
         raise Bad("table", 'missing (the players at least: [table] players = ["Ann", "Bob"])')
     table = _section(data, "table", _TABLE_KEYS)
@@ -111,12 +144,25 @@ def _parse(data: Mapping[str, Any], source: str, folder: Path) -> Config:
         raise Bad("table.rules", str(e)) from None
     except OptionError as e:
         raise Bad("table.options", str(e)) from None
+    return players, rules, options
 
+
+class _Camera(NamedTuple):
+    source: str | None  # None: no camera
+    profile: Path | None  # the profile file given, or the wizard's if there is one
+    table_profile: Mapping[str, Any] | None  # the table part of a table profile
+    fps: float
+    sides: Mapping[str, int] | None
+
+
+def _camera(data: Mapping[str, Any], folder: Path, players: int) -> _Camera:
+    """`[camera]`: the source, the profile (given, else the wizard's), the frame rate, and the
+    side each seat's hand comes from (given, else the seats step's)."""
     camera = _section(data, "camera", _CAMERA_KEYS)
-    source_text = camera.get("source")
-    if source_text is not None and (not isinstance(source_text, str) or not source_text.strip()):
+    source = camera.get("source")
+    if source is not None and (not isinstance(source, str) or not source.strip()):
         raise Bad(
-            "camera.source", f'must be "camera", a webcam number, a video or folder, not {show(source_text)}'
+            "camera.source", f'must be "camera", a webcam number, a video or folder, not {show(source)}'
         )
     profile = _path(camera, "profile", "camera.profile", folder)
     try:
@@ -131,10 +177,17 @@ def _parse(data: Mapping[str, Any], source: str, folder: Path) -> Config:
     if isinstance(fps, bool) or not isinstance(fps, int | float) or not 1 <= fps <= 240:
         raise Bad("camera.fps", f"must be frames per second, 1 to 240, not {show(fps)}")
     if "seats" in camera or table_profile is None or not table_profile.get("seats"):
-        sides = _sides(camera.get("seats"), len(players))
+        sides = _sides(camera.get("seats"), players)
     else:
-        sides = _profile_sides(table_profile["seats"], len(players), profile)
+        sides = _profile_sides(table_profile["seats"], players, profile)
+    return _Camera(source.strip() if source else None, profile, table_profile, float(fps), sides)
 
+
+def _hardware(
+    data: Mapping[str, Any], folder: Path, players: int, camera: _Camera
+) -> tuple[str, str, Wiring]:
+    """`[hardware]`: the pins, how buttons are read, and the wiring: the file given, else the
+    pins the buttons step found, else the built-in plan."""
     hardware = _section(data, "hardware", _HARDWARE_KEYS)
     pins = hardware.get("pins", "gpio")
     if pins not in PIN_KINDS:
@@ -146,30 +199,44 @@ def _parse(data: Mapping[str, Any], source: str, folder: Path) -> Config:
             f'must be "gpiod" (the kernel\'s line events) or "gpiozero" (its callbacks), not {show(buttons)}',
         )
     wiring_path = _path(hardware, "wiring", "hardware.wiring", folder)
+    table_profile, profile = camera.table_profile, camera.profile
     if wiring_path is None and table_profile is not None and table_profile.get("buttons"):
         try:  # the pins the buttons step found
             wiring = parse_wiring(table_profile["buttons"], f"{profile}: buttons")
         except WiringError as e:
             raise Bad("camera.profile", str(e)) from None
-        if len(wiring.seats) != len(players):
+        if len(wiring.seats) != players:
             raise Bad(
                 "camera.profile",
                 f"{profile} holds buttons for {len(wiring.seats)} seats, but [table] players names "
-                f"{len(players)} (referee calibrate buttons again, or give [hardware] wiring)",
+                f"{players} (referee calibrate buttons again, or give [hardware] wiring)",
             )
     elif wiring_path is None:
-        wiring = default_wiring(len(players))
+        wiring = default_wiring(players)
     else:
         try:
             wiring = load_wiring(wiring_path)
         except WiringError as e:
             raise Bad("hardware.wiring", str(e)) from None
-        if len(wiring.seats) != len(players):
+        if len(wiring.seats) != players:
             raise Bad(
                 "hardware.wiring",
-                f"{wiring_path} wires {len(wiring.seats)} seats, but [table] players names {len(players)}",
+                f"{wiring_path} wires {len(wiring.seats)} seats, but [table] players names {players}",
             )
+    return pins, buttons, wiring
 
+
+class _Service(NamedTuple):
+    data_dir: Path
+    kiosk: bool
+    host: str  # as given: [kiosk] listen may say it instead
+    port: int
+    names: tuple[str, ...]  # lower case
+
+
+def _service(data: Mapping[str, Any], folder: Path) -> _Service:
+    """`[service]`: the journal's folder, and the kiosk: whether it runs, where it listens, and
+    the names it may be opened by."""
     service = _section(data, "service", _SERVICE_KEYS)
     data_dir = _path(service, "data_dir", "service.data_dir", folder) or default_data_dir()
     kiosk = service.get("kiosk", True)
@@ -187,29 +254,7 @@ def _parse(data: Mapping[str, Any], source: str, folder: Path) -> Config:
             "service.kiosk_names",
             f'must be a list of host names or addresses (["referee.lan"]), not {show(names)}',
         )
-    host, sound = _kiosk(data, host)
-    return Config(
-        source=source,
-        players=players,
-        rules=rules,
-        options=dict(options),
-        camera=source_text.strip() if source_text else None,
-        # A table profile without its deck step: the built-in model reads the cards.
-        profile=profile if table_profile is None or "deck" in table_profile.get("done", []) else None,
-        fps=float(fps),
-        sides=sides,
-        camera_locks=_locks(table_profile),
-        pins=pins,
-        buttons=buttons,
-        wiring=wiring,
-        data_dir=data_dir,
-        kiosk=kiosk,
-        kiosk_host=host.strip(),
-        kiosk_port=port,
-        kiosk_names=tuple(n.lower() for n in names),
-        kiosk_sound=sound,
-        replay=_replay(data, folder),
-    )
+    return _Service(data_dir, kiosk, host, port, tuple(n.lower() for n in names))
 
 
 def _kiosk(data: Mapping[str, Any], host: str) -> tuple[str, str]:

@@ -309,43 +309,9 @@ def night(games: Sequence[GameScores]) -> Night:
     run: dict[str, int] = {}  # games won in a row so far, by player key
     for g in games:
         seated = [row(name) for name in g.players]
-        for p in seated:
-            p.games += 1
-        if g.winner is not None:
-            winner = seated[g.winner]
-            winner.won += 1
-            for key in list(run):
-                if key != player_key(winner.name):
-                    run[key] = 0
-            key = player_key(winner.name)
-            run[key] = run.get(key, 0) + 1
-            winner.games_in_a_row = max(winner.games_in_a_row, run[key])
-        streak_seat, streak = None, 0
-        for seat, by in g.stacks:
-            p = seated[seat]
-            p.stacks += 1
-            if by in SNAP_WINS:
-                p.by_snap += 1
-            elif by in COUNT_OUT_WINS:
-                p.by_count_out += 1
-            else:
-                p.by_other += 1
-            streak = streak + 1 if seat == streak_seat else 1
-            streak_seat = seat
-            if p.stacks_in_a_row is None or streak > p.stacks_in_a_row[0]:
-                p.stacks_in_a_row = (streak, g.id)
-        for seat, n in enumerate(g.wrong_snaps):
-            seated[seat].wrong_snaps += n
-        for press in g.presses:
-            p = seated[press.seat]
-            p.reactions_us.append(press.reaction_us)
-            if press.outcome == "dead_heat":
-                p.dead_heats += 1
-            if press.outcome == "won":
-                if p.fastest is None or press.reaction_us < p.fastest[0]:
-                    p.fastest = (press.reaction_us, g.id)
-                if fastest is None or press.reaction_us < fastest[1]:
-                    fastest = (p.name, press.reaction_us, g.id)
+        _count_game(seated, g, run)
+        _count_stacks(seated, g)
+        fastest = _count_presses(seated, g, fastest)
         for race in g.races:
             if closest is None or race.margin_us < closest[2]:
                 beaten = seated[race.runner_up].name if race.runner_up is not None else None
@@ -369,6 +335,61 @@ def night(games: Sequence[GameScores]) -> Night:
         if best_stacks is not None
         else None,
     )
+
+
+def _count_game(seated: list[PlayerNight], g: GameScores, run: dict[str, int]) -> None:
+    """A game played by each seat, won by its winner: `run` (games won in a row so far, by
+    player key) goes on for the winner and starts again for everyone else."""
+    for p in seated:
+        p.games += 1
+    if g.winner is None:
+        return  # a game nobody won neither breaks nor extends a run
+    winner = seated[g.winner]
+    winner.won += 1
+    for key in list(run):
+        if key != player_key(winner.name):
+            run[key] = 0
+    key = player_key(winner.name)
+    run[key] = run.get(key, 0) + 1
+    winner.games_in_a_row = max(winner.games_in_a_row, run[key])
+
+
+def _count_stacks(seated: list[PlayerNight], g: GameScores) -> None:
+    """The game's stacks won, by how, and each seat's longest run of them; its wrong snaps."""
+    streak_seat, streak = None, 0
+    for seat, by in g.stacks:
+        p = seated[seat]
+        p.stacks += 1
+        if by in SNAP_WINS:
+            p.by_snap += 1
+        elif by in COUNT_OUT_WINS:
+            p.by_count_out += 1
+        else:
+            p.by_other += 1
+        streak = streak + 1 if seat == streak_seat else 1
+        streak_seat = seat
+        if p.stacks_in_a_row is None or streak > p.stacks_in_a_row[0]:
+            p.stacks_in_a_row = (streak, g.id)
+    for seat, n in enumerate(g.wrong_snaps):
+        seated[seat].wrong_snaps += n
+
+
+def _count_presses(
+    seated: list[PlayerNight], g: GameScores, fastest: tuple[str, int, int] | None
+) -> tuple[str, int, int] | None:
+    """The game's valid snaps: each seat's reaction times, dead heats and fastest winning snap;
+    the night's fastest so far (name, µs, game), as it stands after this game."""
+    for press in g.presses:
+        p = seated[press.seat]
+        p.reactions_us.append(press.reaction_us)
+        if press.outcome == "dead_heat":
+            p.dead_heats += 1
+        if press.outcome == "won":
+            if p.fastest is None or press.reaction_us < p.fastest[0]:
+                p.fastest = (press.reaction_us, g.id)
+            if fastest is None or press.reaction_us < fastest[1]:
+                fastest = (p.name, press.reaction_us, g.id)
+    return fastest
 
 
 def night_start(now: datetime, tz: tzinfo | None = None, cutover: time = CUTOVER) -> datetime:
