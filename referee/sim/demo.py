@@ -89,71 +89,105 @@ def describe(
     """One log line for a ruling. `after` is what followed it (to name a runner-up), `before`
     what came before it in its event (to name a wrong slap's seat); `calls`: the game has
     calling out (else a lay's call is not shown)."""
-
-    def who(seat: int) -> Text:
-        return Text(f"{names[seat]:<4}", style=f"bold {COLOURS[seat % len(COLOURS)]}")
-
     line = Text(clock_text(ruling.t) + "  ", style="dim")
-    if type(ruling) is Laid:
-        line += who(ruling.seat)
-        line += Text(f" lays {ruling.card.symbol:<4}", style="bold" if ruling.out_of_turn else "")
-        if calls:
-            matched = ruling.card.rank == ruling.call
-            line += Text(f" call {ruling.call:>2}", style="bold green" if matched else "")
-        if ruling.count_out is not None:
-            line += Text(f"  {count_words(ruling)}", style="yellow")
-        if ruling.out_of_turn:
-            line += Text("  OUT OF TURN", style="bold red")
-        elif ruling.next is None:
-            line += Text("  hold: first snap wins", style="bold yellow")
-    elif type(ruling) is StackWon:
-        line += who(ruling.seat)
-        if ruling.by in ("snap", "claim"):
-            reasons = ", ".join(REASON_WORDS.get(r, r) for r in ruling.reasons)
-            shout = "SNAP! takes" if ruling.by == "snap" else "CLAIMS"
-            line += Text(f" {shout} {_cards(ruling.cards)} ({reasons}){pile(ruling)}", style="bold green")
-            runner_up = next(
-                (
-                    r.seat
-                    for r in after
-                    if type(r) is SnapIgnored and r.reason == "late" and r.late_us == ruling.margin_us
-                ),
-                None,
-            )
-            if runner_up is not None:
-                line += Text(f" — beats {names[runner_up]} by {ruling.margin_us / 1000:.1f} ms")
-        else:
-            how = AWARD_WORDS.get(ruling.by, f"by {ruling.by}")
-            if ruling.by == "penalty" and (seat := slapper(before)) is not None:
-                how = f"by penalty: {names[seat]}'s wrong slap"
-            line += Text(f" takes {_cards(ruling.cards)} {how}{pile(ruling)}", style="green")
-    elif type(ruling) is Penalty:
-        line += who(ruling.seat)
-        what = "wrong snap" if ruling.reason == "wrong_snap" else "laid out of turn"
-        until = ": penalised until another seat wins a stack" if ruling.barred else ": penalty"
-        line += Text(f" {what}{until}", style="red")
-    elif type(ruling) is SnapIgnored:
-        line += who(ruling.seat)
-        if ruling.reason == "late":
-            line += Text(f" snap {(ruling.late_us or 0) / 1000:.1f} ms late", style="dim")
-        elif ruling.reason == "dead_heat":
-            line += Text(" dead heat: pressed at the same microsecond, no winner", style="yellow")
-        else:
-            line += Text(
-                " " + IGNORED_WORDS.get(ruling.reason, f"snap ignored: {ruling.reason}"), style="dim red"
-            )
-    elif type(ruling) in (Burned, SeatOut, TakeBack):
-        # Instructions: the referee cannot move cards, the players must.
-        line += who(ruling.seat)
-        line += Text(say(ruling, names).removeprefix(names[ruling.seat]), style="bold yellow")
-    elif type(ruling) is PenaltiesLifted:
-        line += Text("everyone was penalised: all penalties lifted", style="yellow")
-    elif type(ruling) is Corrected:
-        line += Text("host: " + say(ruling, names), style="bold yellow")
-    elif type(ruling) is GameWon:
-        line += who(ruling.seat)
-        line += Text(say(ruling, names).removeprefix(names[ruling.seat]), style="bold reverse green")
+    words = _WORDS.get(type(ruling))
+    if words is not None:
+        # Appended piece by piece: each keeps its own style (a seat's colour is its name's only).
+        for piece in words(ruling, _Context(names, after, before, calls)):
+            line += piece
     return line
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What a ruling's line may name besides the ruling: the seats, the rulings around it."""
+
+    names: Sequence[str]
+    after: Sequence[Ruling]
+    before: Sequence[Ruling]
+    calls: bool
+
+    def who(self, seat: int) -> Text:
+        return Text(f"{self.names[seat]:<4}", style=f"bold {COLOURS[seat % len(COLOURS)]}")
+
+    def said(self, ruling: Ruling, style: str) -> list[Text]:
+        """The seat, then the rest of the ruling's plain words (which start with its name)."""
+        seat = ruling.seat  # type: ignore[attr-defined]
+        return [self.who(seat), Text(say(ruling, self.names).removeprefix(self.names[seat]), style=style)]
+
+
+def _laid_words(ruling: Laid, c: _Context) -> list[Text]:
+    words = [
+        c.who(ruling.seat),
+        Text(f" lays {ruling.card.symbol:<4}", style="bold" if ruling.out_of_turn else ""),
+    ]
+    if c.calls:
+        matched = ruling.card.rank == ruling.call
+        words.append(Text(f" call {ruling.call:>2}", style="bold green" if matched else ""))
+    if ruling.count_out is not None:
+        words.append(Text(f"  {count_words(ruling)}", style="yellow"))
+    if ruling.out_of_turn:
+        words.append(Text("  OUT OF TURN", style="bold red"))
+    elif ruling.next is None:
+        words.append(Text("  hold: first snap wins", style="bold yellow"))
+    return words
+
+
+def _stack_won_words(ruling: StackWon, c: _Context) -> list[Text]:
+    if ruling.by not in ("snap", "claim"):
+        how = AWARD_WORDS.get(ruling.by, f"by {ruling.by}")
+        if ruling.by == "penalty" and (seat := slapper(c.before)) is not None:
+            how = f"by penalty: {c.names[seat]}'s wrong slap"
+        return [c.who(ruling.seat), Text(f" takes {_cards(ruling.cards)} {how}{pile(ruling)}", style="green")]
+    reasons = ", ".join(REASON_WORDS.get(r, r) for r in ruling.reasons)
+    shout = "SNAP! takes" if ruling.by == "snap" else "CLAIMS"
+    words = [
+        c.who(ruling.seat),
+        Text(f" {shout} {_cards(ruling.cards)} ({reasons}){pile(ruling)}", style="bold green"),
+    ]
+    runner_up = next(
+        (
+            r.seat
+            for r in c.after
+            if type(r) is SnapIgnored and r.reason == "late" and r.late_us == ruling.margin_us
+        ),
+        None,
+    )
+    if runner_up is not None:
+        words.append(Text(f" — beats {c.names[runner_up]} by {ruling.margin_us / 1000:.1f} ms"))
+    return words
+
+
+def _penalty_words(ruling: Penalty, c: _Context) -> list[Text]:
+    what = "wrong snap" if ruling.reason == "wrong_snap" else "laid out of turn"
+    until = ": penalised until another seat wins a stack" if ruling.barred else ": penalty"
+    return [c.who(ruling.seat), Text(f" {what}{until}", style="red")]
+
+
+def _ignored_words(ruling: SnapIgnored, c: _Context) -> list[Text]:
+    if ruling.reason == "late":
+        said = Text(f" snap {(ruling.late_us or 0) / 1000:.1f} ms late", style="dim")
+    elif ruling.reason == "dead_heat":
+        said = Text(" dead heat: pressed at the same microsecond, no winner", style="yellow")
+    else:
+        said = Text(" " + IGNORED_WORDS.get(ruling.reason, f"snap ignored: {ruling.reason}"), style="dim red")
+    return [c.who(ruling.seat), said]
+
+
+# The words of each kind of ruling, after its time. Burned, SeatOut and TakeBack are
+# instructions: the referee cannot move cards, the players must.
+_WORDS: dict[type, Callable[[Any, _Context], list[Text]]] = {
+    Laid: _laid_words,
+    StackWon: _stack_won_words,
+    Penalty: _penalty_words,
+    SnapIgnored: _ignored_words,
+    Burned: lambda ruling, c: c.said(ruling, "bold yellow"),
+    SeatOut: lambda ruling, c: c.said(ruling, "bold yellow"),
+    TakeBack: lambda ruling, c: c.said(ruling, "bold yellow"),
+    PenaltiesLifted: lambda ruling, c: [Text("everyone was penalised: all penalties lifted", style="yellow")],
+    Corrected: lambda ruling, c: [Text("host: " + say(ruling, c.names), style="bold yellow")],
+    GameWon: lambda ruling, c: c.said(ruling, "bold reverse green"),
+}
 
 
 def _cards(n: int) -> str:
