@@ -361,7 +361,7 @@ class _Demo:
                 if played == 0
                 else VirtualTable(players=args.players, seed=seed, cap=args.cap, rules=self.rules)
             )
-            status = _Game(self, table, resume=played == 0).play()
+            status = _DemoGame(self, table, resume=played == 0).play()
             played += 1
             if kiosk is not None and not stop.requested:
                 _night_scores(self.journal, kiosk, console)
@@ -381,7 +381,7 @@ class _Demo:
             console.print()
 
 
-class _Game:
+class _DemoGame:
     """One game through the demo's table, its log in the terminal and on the kiosk page."""
 
     # Set as the game opens (`play`):
