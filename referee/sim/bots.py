@@ -12,7 +12,7 @@ from __future__ import annotations
 import heapq
 import random
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 
 from referee.cards import Card, deal_sizes, deck
@@ -29,6 +29,7 @@ REPRESS_US = 120_000  # no finger presses a button twice faster than this
 
 # Kinds of scheduled action, in the order they are taken at one instant.
 _LAY, _EAGER_LAY, _SNAP, _WAIT = range(4)
+Schedule = Callable[..., None]  # (t, kind, seat=-1, generation=0): an action for the queue
 
 
 @dataclass(frozen=True)
@@ -100,122 +101,7 @@ class VirtualTable:
 
     def play(self) -> Iterator[Play]:
         """Every event of the game, in time order, with its rulings."""
-        rng, n = self._rng, self.players
-        cards: list[Card] = deck(52)
-        rng.shuffle(cards)
-        del cards[self.cards :]
-        piles: list[deque[Card]] = [deque(cards[seat::n]) for seat in range(n)]
-        stack: list[Card] = []  # bottom first
-        penalty_pile: list[Card] = []
-        held_until: int | None = None  # the claim hold a wait is scheduled for
-        state = self.spec.new_game()
-        queue: list[tuple[int, int, int, int, int]] = []  # (t, kind, seq, seat, generation)
-        seq = 0
-        lay_gen = 0  # a scheduled turn lay is stale once the table has moved on
-        scheduled: int | None = None  # the seat whose turn lay is scheduled
-        announced_winner = False
-
-        def schedule(t: int, kind: int, seat: int = -1, gen: int = 0) -> None:
-            nonlocal seq
-            seq += 1
-            heapq.heappush(queue, (t, kind, seq, seat, gen))
-
-        moved: set[StackWon] = set()
-
-        def take(won: StackWon) -> bool:
-            piles[won.seat].extend(stack)
-            piles[won.seat].extend(penalty_pile)
-            stack.clear()
-            penalty_pile.clear()
-            moved.add(won._replace(margin_us=None))
-            return True
-
-        def pay(seat: int, count: int, to_stack: bool) -> None:
-            """Cards from the top of a seat's pile, face down under the stack or to the penalty pile."""
-            paid = [piles[seat].popleft() for _ in range(count)]
-            if to_stack:
-                stack[:0] = paid
-            else:
-                penalty_pile.extend(paid)
-
-        def judge(event: Event) -> Iterator[Play]:
-            """Feed one event to the referee and move the real cards as it rules."""
-            nonlocal state, scheduled, lay_gen, announced_winner, held_until
-            state, rulings = step(state, event)
-            yield Play(event, rulings, state)
-            laid = won = False
-            # A snap win is announced once its margin is known, but the cards change
-            # hands at the press: move them as soon as the referee has the win.
-            if state.deferred is not None and state.deferred.won not in moved:
-                won = take(state.deferred.won)
-            for ruling in rulings:
-                if type(ruling) is Laid:
-                    laid = True
-                    stack.append(ruling.card)
-                elif type(ruling) is StackWon and ruling._replace(margin_us=None) not in moved:
-                    won = take(ruling)
-                elif type(ruling) is Burned:
-                    pay(ruling.seat, ruling.cards, ruling.to == "stack")
-                elif type(ruling) is SeatOut:
-                    pay(ruling.seat, ruling.cards, True)
-                elif type(ruling) is TakeBack:  # set aside, to lay again on its turn
-                    piles[ruling.seat].appendleft(stack.pop())
-                elif type(ruling) is GameWon:
-                    announced_winner = True
-            if laid:
-                self.lays += 1
-            if state.winner is not None:
-                return
-            in_turn_lay = laid and type(event) is Lay and event.seat is None
-            if state.turn is not None and (won or in_turn_lay or state.turn != scheduled):
-                lay_gen += 1
-                scheduled = state.turn
-                pause = self.bots[state.turn].tempo_ms * (2.2 if won else 1.0)  # picking up is slower
-                schedule(event.t + round(rng.uniform(0.8, 1.2) * pause * 1000), _LAY, state.turn, lay_gen)
-            elif state.turn is None:
-                scheduled = None
-                lay_gen += 1  # nobody is on turn: a lay already scheduled is stale
-            if state.hold is not None and state.hold.until != held_until:
-                held_until = state.hold.until  # a hold may start at a lay or at a penalty
-                schedule(state.hold.until, _WAIT)
-                self._claim(state, event.t, schedule)
-            if laid:
-                self._react(state, event.t, schedule)
-
-        schedule(START_US, _LAY, state.turn, lay_gen)  # type: ignore[arg-type]
-        scheduled = state.turn
-        while queue and not self.stopped:
-            t, kind, _, seat, gen = heapq.heappop(queue)
-            if state.winner is not None and kind != _SNAP:
-                continue  # game won: only presses racing the final snap still count
-            if kind == _LAY:
-                if gen != lay_gen:
-                    continue
-                if state.pending:
-                    # Presses just before `t` may have won the stack; the referee settles
-                    # them when time moves on, and the bot on turn sees the result first.
-                    yield from judge(Wait(t))
-                    if gen != lay_gen or state.winner is not None:
-                        continue
-                yield from judge(Lay(t, piles[seat].popleft()))  # the camera sees who is on turn
-            elif kind == _EAGER_LAY:
-                if state.pending and step(state, Wait(t))[0].hands[seat] < state.hands[seat]:
-                    yield from judge(Wait(t))  # a penalty for those presses takes its cards first
-                    if state.winner is not None:
-                        continue
-                if piles[seat]:
-                    yield from judge(Lay(t, piles[seat].popleft(), seat))  # seen coming from `seat`
-            elif kind == _SNAP:
-                yield from judge(Snap(t, seat))
-            elif state.hold is not None and state.hold.until == t:
-                yield from judge(Wait(t))
-            if announced_winner:
-                return
-            if self.lays >= self.cap:
-                self.stopped = True
-        state, rulings = finish(state)
-        if rulings:
-            yield Play(None, rulings, state)
+        yield from _Game(self).run()  # the deal is shuffled at the first event, as it always was
 
     def _free_hand(self, seat: int, t: int) -> bool:
         """Whether the seat's hand can press at `t`: a finger needs REPRESS_US between presses."""
@@ -226,7 +112,7 @@ class VirtualTable:
         del recent[:-4]
         return True
 
-    def _claim(self, state: State, t: int, schedule: object) -> None:
+    def _claim(self, state: State, t: int, schedule: Schedule) -> None:
         """A claim held for the challenger's slap (paranoid): it slaps, and others try once it
         is open to them."""
         hold = state.hold
@@ -238,9 +124,9 @@ class VirtualTable:
             chance = bot.notice if seat == hold.owner else bot.notice / 3
             press = start + bot.reaction_us(rng)
             if press < hold.until and rng.random() < chance and self._free_hand(seat, press):
-                schedule(press, _SNAP, seat)  # type: ignore[operator]
+                schedule(press, _SNAP, seat)
 
-    def _react(self, state: State, t: int, schedule: object) -> None:
+    def _react(self, state: State, t: int, schedule: Schedule) -> None:
         """Each bot looks at the stack just laid on and perhaps presses, perhaps lays."""
         rng = self._rng
         valid = bool(state.snap_reasons())
@@ -253,12 +139,165 @@ class VirtualTable:
                 reaction = bot.reaction_us(rng)
                 if self._free_hand(seat, t + reaction):
                     self.reactions[seat].append(reaction)
-                    schedule(t + reaction, _SNAP, seat)  # type: ignore[operator]
+                    schedule(t + reaction, _SNAP, seat)
             elif not valid and rng.random() < bot.blunder:
                 press = t + bot.reaction_us(rng)
                 if self._free_hand(seat, press):
-                    schedule(press, _SNAP, seat)  # type: ignore[operator]
+                    schedule(press, _SNAP, seat)
         for seat, bot in enumerate(self.bots):
             if seat != state.turn and state.hands[seat] and rng.random() < bot.eager:
-                schedule(t + round(rng.uniform(80, 250) * 1000), _EAGER_LAY, seat)  # type: ignore[operator]
+                schedule(t + round(rng.uniform(80, 250) * 1000), _EAGER_LAY, seat)
                 break
+
+
+class _Game:
+    """One game at the virtual table: the truth the referee never sees (each pile's order, the
+    stack, the penalty pile), the queue of the bots' actions, and the referee's state."""
+
+    def __init__(self, table: VirtualTable) -> None:
+        rng, n = table._rng, table.players
+        cards: list[Card] = deck(52)
+        rng.shuffle(cards)
+        del cards[table.cards :]
+        self.table, self.rng = table, rng
+        self.piles: list[deque[Card]] = [deque(cards[seat::n]) for seat in range(n)]
+        self.stack: list[Card] = []  # bottom first
+        self.penalty_pile: list[Card] = []
+        self.held_until: int | None = None  # the claim hold a wait is scheduled for
+        self.state = table.spec.new_game()
+        self.queue: list[tuple[int, int, int, int, int]] = []  # (t, kind, seq, seat, generation)
+        self.seq = 0
+        self.lay_gen = 0  # a scheduled turn lay is stale once the table has moved on
+        self.scheduled: int | None = None  # the seat whose turn lay is scheduled
+        self.announced_winner = False
+        self.moved: set[StackWon] = set()  # the wins whose cards have changed hands
+
+    def run(self) -> Iterator[Play]:
+        """The queue's actions in time order until the game is won, stopped or out of actions."""
+        table = self.table
+        self.schedule(START_US, _LAY, self.state.turn, self.lay_gen)  # type: ignore[arg-type]
+        self.scheduled = self.state.turn
+        while self.queue and not table.stopped:
+            t, kind, _, seat, gen = heapq.heappop(self.queue)
+            if not (yield from self._act(t, kind, seat, gen)):
+                continue  # skipped, or cut short: the checks below wait for the next action
+            if self.announced_winner:
+                return
+            if table.lays >= table.cap:
+                table.stopped = True
+        state, rulings = finish(self.state)
+        if rulings:
+            yield Play(None, rulings, state)
+
+    def schedule(self, t: int, kind: int, seat: int = -1, gen: int = 0) -> None:
+        self.seq += 1
+        heapq.heappush(self.queue, (t, kind, self.seq, seat, gen))
+
+    def _act(self, t: int, kind: int, seat: int, gen: int) -> Generator[Play, None, bool]:
+        """One scheduled action; False when it was skipped or cut short."""
+        if self.state.winner is not None and kind != _SNAP:
+            return False  # game won: only presses racing the final snap still count
+        if kind == _LAY:
+            return (yield from self._turn_lay(t, seat, gen))
+        if kind == _EAGER_LAY:
+            return (yield from self._eager_lay(t, seat))
+        if kind == _SNAP:
+            yield from self._judge(Snap(t, seat))
+        elif self.state.hold is not None and self.state.hold.until == t:
+            yield from self._judge(Wait(t))
+        return True
+
+    def _turn_lay(self, t: int, seat: int, gen: int) -> Generator[Play, None, bool]:
+        if gen != self.lay_gen:
+            return False
+        if self.state.pending:
+            # Presses just before `t` may have won the stack; the referee settles
+            # them when time moves on, and the bot on turn sees the result first.
+            yield from self._judge(Wait(t))
+            if gen != self.lay_gen or self.state.winner is not None:
+                return False
+        yield from self._judge(Lay(t, self.piles[seat].popleft()))  # the camera sees who is on turn
+        return True
+
+    def _eager_lay(self, t: int, seat: int) -> Generator[Play, None, bool]:
+        state = self.state
+        if state.pending and step(state, Wait(t))[0].hands[seat] < state.hands[seat]:
+            yield from self._judge(Wait(t))  # a penalty for those presses takes its cards first
+            if self.state.winner is not None:
+                return False
+        if self.piles[seat]:
+            yield from self._judge(Lay(t, self.piles[seat].popleft(), seat))  # seen coming from `seat`
+        return True
+
+    def _judge(self, event: Event) -> Iterator[Play]:
+        """Feed one event to the referee and move the real cards as it rules."""
+        self.state, rulings = step(self.state, event)
+        yield Play(event, rulings, self.state)
+        laid, won = self._move_cards(rulings)
+        if laid:
+            self.table.lays += 1
+        if self.state.winner is not None:
+            return
+        self._next_turn(event, laid, won)
+        state = self.state
+        if state.hold is not None and state.hold.until != self.held_until:
+            self.held_until = state.hold.until  # a hold may start at a lay or at a penalty
+            self.schedule(state.hold.until, _WAIT)
+            self.table._claim(state, event.t, self.schedule)
+        if laid:
+            self.table._react(state, event.t, self.schedule)
+
+    def _move_cards(self, rulings: list[Ruling]) -> tuple[bool, bool]:
+        """The real cards moved as the referee ruled: (a card was laid, a stack was won)."""
+        laid = won = False
+        # A snap win is announced once its margin is known, but the cards change
+        # hands at the press: move them as soon as the referee has the win.
+        deferred = self.state.deferred
+        if deferred is not None and deferred.won not in self.moved:
+            won = self._take(deferred.won)
+        for ruling in rulings:
+            if type(ruling) is Laid:
+                laid = True
+                self.stack.append(ruling.card)
+            elif type(ruling) is StackWon and ruling._replace(margin_us=None) not in self.moved:
+                won = self._take(ruling)
+            elif type(ruling) is Burned:
+                self._pay(ruling.seat, ruling.cards, ruling.to == "stack")
+            elif type(ruling) is SeatOut:
+                self._pay(ruling.seat, ruling.cards, True)
+            elif type(ruling) is TakeBack:  # set aside, to lay again on its turn
+                self.piles[ruling.seat].appendleft(self.stack.pop())
+            elif type(ruling) is GameWon:
+                self.announced_winner = True
+        return laid, won
+
+    def _next_turn(self, event: Event, laid: bool, won: bool) -> None:
+        """The turn lay scheduled anew when the turn moved, a stack was won or the seat laid."""
+        state = self.state
+        in_turn_lay = laid and type(event) is Lay and event.seat is None
+        if state.turn is not None and (won or in_turn_lay or state.turn != self.scheduled):
+            self.lay_gen += 1
+            self.scheduled = state.turn
+            pause = self.table.bots[state.turn].tempo_ms * (2.2 if won else 1.0)  # picking up is slower
+            at = event.t + round(self.rng.uniform(0.8, 1.2) * pause * 1000)
+            self.schedule(at, _LAY, state.turn, self.lay_gen)
+        elif state.turn is None:
+            self.scheduled = None
+            self.lay_gen += 1  # nobody is on turn: a lay already scheduled is stale
+
+    def _take(self, won: StackWon) -> bool:
+        seat_pile = self.piles[won.seat]
+        seat_pile.extend(self.stack)
+        seat_pile.extend(self.penalty_pile)
+        self.stack.clear()
+        self.penalty_pile.clear()
+        self.moved.add(won._replace(margin_us=None))
+        return True
+
+    def _pay(self, seat: int, count: int, to_stack: bool) -> None:
+        """Cards from the top of a seat's pile, face down under the stack or to the penalty pile."""
+        paid = [self.piles[seat].popleft() for _ in range(count)]
+        if to_stack:
+            self.stack[:0] = paid
+        else:
+            self.penalty_pile.extend(paid)

@@ -14,6 +14,7 @@ import secrets
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import fmean
@@ -26,12 +27,19 @@ from rich.text import Text
 
 from hardware.clock import Clock, MonotonicClock
 from referee.errors import UserError
+from referee.kiosk.phones import lan_address, watch_url
+from referee.kiosk.token import load_or_create_token
+from referee.kiosk.view import TableView
+from referee.live.clip_store import ClipRecorder, open_clips
 from referee.live.config import default_data_dir
 from referee.live.journal import STOPPED, WON, GameRecord, Journal
 from referee.live.loop import EventError
 from referee.live.replay import replay, untold
+from referee.live.scores import NightFeed
+from referee.live.signal_player import MirroredSignals
 from referee.live.sinks import Recorder, Teller
 from referee.live.stopping import StopRequest, stop_request
+from referee.rules.clips import ReplaySettings
 from referee.rules.engine import MAX_PLAYERS, MIN_PLAYERS
 from referee.rules.events import Event, Named, Unread
 from referee.rules.presets import UnknownPreset, rules_for
@@ -89,71 +97,105 @@ def describe(
     """One log line for a ruling. `after` is what followed it (to name a runner-up), `before`
     what came before it in its event (to name a wrong slap's seat); `calls`: the game has
     calling out (else a lay's call is not shown)."""
-
-    def who(seat: int) -> Text:
-        return Text(f"{names[seat]:<4}", style=f"bold {COLOURS[seat % len(COLOURS)]}")
-
     line = Text(clock_text(ruling.t) + "  ", style="dim")
-    if type(ruling) is Laid:
-        line += who(ruling.seat)
-        line += Text(f" lays {ruling.card.symbol:<4}", style="bold" if ruling.out_of_turn else "")
-        if calls:
-            matched = ruling.card.rank == ruling.call
-            line += Text(f" call {ruling.call:>2}", style="bold green" if matched else "")
-        if ruling.count_out is not None:
-            line += Text(f"  {count_words(ruling)}", style="yellow")
-        if ruling.out_of_turn:
-            line += Text("  OUT OF TURN", style="bold red")
-        elif ruling.next is None:
-            line += Text("  hold: first snap wins", style="bold yellow")
-    elif type(ruling) is StackWon:
-        line += who(ruling.seat)
-        if ruling.by in ("snap", "claim"):
-            reasons = ", ".join(REASON_WORDS.get(r, r) for r in ruling.reasons)
-            shout = "SNAP! takes" if ruling.by == "snap" else "CLAIMS"
-            line += Text(f" {shout} {_cards(ruling.cards)} ({reasons}){pile(ruling)}", style="bold green")
-            runner_up = next(
-                (
-                    r.seat
-                    for r in after
-                    if type(r) is SnapIgnored and r.reason == "late" and r.late_us == ruling.margin_us
-                ),
-                None,
-            )
-            if runner_up is not None:
-                line += Text(f" — beats {names[runner_up]} by {ruling.margin_us / 1000:.1f} ms")
-        else:
-            how = AWARD_WORDS.get(ruling.by, f"by {ruling.by}")
-            if ruling.by == "penalty" and (seat := slapper(before)) is not None:
-                how = f"by penalty: {names[seat]}'s wrong slap"
-            line += Text(f" takes {_cards(ruling.cards)} {how}{pile(ruling)}", style="green")
-    elif type(ruling) is Penalty:
-        line += who(ruling.seat)
-        what = "wrong snap" if ruling.reason == "wrong_snap" else "laid out of turn"
-        until = ": penalised until another seat wins a stack" if ruling.barred else ": penalty"
-        line += Text(f" {what}{until}", style="red")
-    elif type(ruling) is SnapIgnored:
-        line += who(ruling.seat)
-        if ruling.reason == "late":
-            line += Text(f" snap {(ruling.late_us or 0) / 1000:.1f} ms late", style="dim")
-        elif ruling.reason == "dead_heat":
-            line += Text(" dead heat: pressed at the same microsecond, no winner", style="yellow")
-        else:
-            line += Text(
-                " " + IGNORED_WORDS.get(ruling.reason, f"snap ignored: {ruling.reason}"), style="dim red"
-            )
-    elif type(ruling) in (Burned, SeatOut, TakeBack):
-        # Instructions: the referee cannot move cards, the players must.
-        line += who(ruling.seat)
-        line += Text(say(ruling, names).removeprefix(names[ruling.seat]), style="bold yellow")
-    elif type(ruling) is PenaltiesLifted:
-        line += Text("everyone was penalised: all penalties lifted", style="yellow")
-    elif type(ruling) is Corrected:
-        line += Text("host: " + say(ruling, names), style="bold yellow")
-    elif type(ruling) is GameWon:
-        line += who(ruling.seat)
-        line += Text(say(ruling, names).removeprefix(names[ruling.seat]), style="bold reverse green")
+    words = _WORDS.get(type(ruling))
+    if words is not None:
+        # Appended piece by piece: each keeps its own style (a seat's colour is its name's only).
+        for piece in words(ruling, _Context(names, after, before, calls)):
+            line += piece
     return line
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What a ruling's line may name besides the ruling: the seats, the rulings around it."""
+
+    names: Sequence[str]
+    after: Sequence[Ruling]
+    before: Sequence[Ruling]
+    calls: bool
+
+    def who(self, seat: int) -> Text:
+        return Text(f"{self.names[seat]:<4}", style=f"bold {COLOURS[seat % len(COLOURS)]}")
+
+    def said(self, ruling: Ruling, style: str) -> list[Text]:
+        """The seat, then the rest of the ruling's plain words (which start with its name)."""
+        seat = ruling.seat  # type: ignore[attr-defined]
+        return [self.who(seat), Text(say(ruling, self.names).removeprefix(self.names[seat]), style=style)]
+
+
+def _laid_words(ruling: Laid, c: _Context) -> list[Text]:
+    words = [
+        c.who(ruling.seat),
+        Text(f" lays {ruling.card.symbol:<4}", style="bold" if ruling.out_of_turn else ""),
+    ]
+    if c.calls:
+        matched = ruling.card.rank == ruling.call
+        words.append(Text(f" call {ruling.call:>2}", style="bold green" if matched else ""))
+    if ruling.count_out is not None:
+        words.append(Text(f"  {count_words(ruling)}", style="yellow"))
+    if ruling.out_of_turn:
+        words.append(Text("  OUT OF TURN", style="bold red"))
+    elif ruling.next is None:
+        words.append(Text("  hold: first snap wins", style="bold yellow"))
+    return words
+
+
+def _stack_won_words(ruling: StackWon, c: _Context) -> list[Text]:
+    if ruling.by not in ("snap", "claim"):
+        how = AWARD_WORDS.get(ruling.by, f"by {ruling.by}")
+        if ruling.by == "penalty" and (seat := slapper(c.before)) is not None:
+            how = f"by penalty: {c.names[seat]}'s wrong slap"
+        return [c.who(ruling.seat), Text(f" takes {_cards(ruling.cards)} {how}{pile(ruling)}", style="green")]
+    reasons = ", ".join(REASON_WORDS.get(r, r) for r in ruling.reasons)
+    shout = "SNAP! takes" if ruling.by == "snap" else "CLAIMS"
+    words = [
+        c.who(ruling.seat),
+        Text(f" {shout} {_cards(ruling.cards)} ({reasons}){pile(ruling)}", style="bold green"),
+    ]
+    runner_up = next(
+        (
+            r.seat
+            for r in c.after
+            if type(r) is SnapIgnored and r.reason == "late" and r.late_us == ruling.margin_us
+        ),
+        None,
+    )
+    if runner_up is not None:
+        words.append(Text(f" — beats {c.names[runner_up]} by {ruling.margin_us / 1000:.1f} ms"))
+    return words
+
+
+def _penalty_words(ruling: Penalty, c: _Context) -> list[Text]:
+    what = "wrong snap" if ruling.reason == "wrong_snap" else "laid out of turn"
+    until = ": penalised until another seat wins a stack" if ruling.barred else ": penalty"
+    return [c.who(ruling.seat), Text(f" {what}{until}", style="red")]
+
+
+def _ignored_words(ruling: SnapIgnored, c: _Context) -> list[Text]:
+    if ruling.reason == "late":
+        said = Text(f" snap {(ruling.late_us or 0) / 1000:.1f} ms late", style="dim")
+    elif ruling.reason == "dead_heat":
+        said = Text(" dead heat: pressed at the same microsecond, no winner", style="yellow")
+    else:
+        said = Text(" " + IGNORED_WORDS.get(ruling.reason, f"snap ignored: {ruling.reason}"), style="dim red")
+    return [c.who(ruling.seat), said]
+
+
+# The words of each kind of ruling, after its time. Burned, SeatOut and TakeBack are
+# instructions: the referee cannot move cards, the players must.
+_WORDS: dict[type, Callable[[Any, _Context], list[Text]]] = {
+    Laid: _laid_words,
+    StackWon: _stack_won_words,
+    Penalty: _penalty_words,
+    SnapIgnored: _ignored_words,
+    Burned: lambda ruling, c: c.said(ruling, "bold yellow"),
+    SeatOut: lambda ruling, c: c.said(ruling, "bold yellow"),
+    TakeBack: lambda ruling, c: c.said(ruling, "bold yellow"),
+    PenaltiesLifted: lambda ruling, c: [Text("everyone was penalised: all penalties lifted", style="yellow")],
+    Corrected: lambda ruling, c: [Text("host: " + say(ruling, c.names), style="bold yellow")],
+    GameWon: lambda ruling, c: c.said(ruling, "bold reverse green"),
+}
 
 
 def _cards(n: int) -> str:
@@ -242,21 +284,7 @@ def run_demo(
     With the kiosk page, the last table stays served after the game for --linger seconds
     (until Ctrl-C when the output is a terminal and none is given)."""
     stop = stop or stop_request
-    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
-        raise UserError(f"--players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {args.players}")
-    if args.cap < 1:
-        raise UserError(f"--cap must be at least 1 lay, not {args.cap}")
-    rules = getattr(args, "rules", "celtic")
-    try:
-        rules_for(rules)
-    except UnknownPreset as e:
-        raise UserError(f"--rules: {e}") from None
-    speed = args.speed if args.speed is not None else (0.0 if args.headless else 1.0)
-    if speed < 0:
-        raise UserError(f"--speed must be 0 (at once) or more, not {speed}")
-    linger = getattr(args, "linger", None)
-    if linger is not None and not linger >= 0:  # NaN too
-        raise UserError(f"--linger must be 0 seconds or more, not {linger}")
+    rules, speed, linger = _checked(args)
     if args.json or args.script:
         seed = args.seed
         if seed is None:  # said aside, so that the script on standard output stays a script
@@ -281,83 +309,154 @@ def run_demo(
         first = VirtualTable(players=args.players, seed=seed, cap=args.cap, rules=rules)
         clips = _clips(args, journal, console)
         kiosk = None if args.headless else _kiosk(args, journal, first.spec.new_game(), console, clips)
+        demo = _Demo(args, rules, journal, console, clock, speed, stop, kiosk, clips)
         try:
-            played, status = 0, EXIT_WON
-            while True:
-                stop.check()
-                table = (
-                    first
-                    if played == 0
-                    else VirtualTable(players=args.players, seed=seed, cap=args.cap, rules=rules)
-                )
-                status = _play(args, table, journal, kiosk, console, clock, speed, played == 0, stop, clips)
-                played += 1
-                if kiosk is not None and not stop.requested:
-                    _night_scores(journal, kiosk, console)
-                if drawn and not stop.requested:
-                    console.print(Text(f"Seed {seed}: --seed {seed} deals this game again.", style="dim"))
-                if (
-                    stop.requested
-                    or not getattr(args, "forever", False)
-                    or (rounds is not None and played >= rounds)
-                ):
-                    if kiosk is not None and not stop.requested:
-                        if linger is None:
-                            linger = math.inf if console.is_terminal else 0.0
-                        _linger(args, journal, kiosk, linger, console, stop)
-                    return status
-                seed += 1  # the next deal
-                console.print()
+            return demo.games(first, drawn, rounds, linger)
         finally:
             if kiosk is not None:
                 kiosk.server.stop()
 
 
-def _play(
-    args: argparse.Namespace,
-    table: VirtualTable,
-    journal: Journal,
-    kiosk: _DemoKiosk | None,
-    console: Console,
-    clock: Clock,
-    speed: float,
-    resume: bool,
-    stop: StopRequest | None = None,
-    clips: Any = None,
-) -> int:
-    """One game through the demo's table, its log in the terminal and on the kiosk page."""
-    stop = stop or StopRequest()
-    names = table.spec.players
-    console.rule(f"{GAME_TITLES.get(table.rules, table.rules)} · {len(names)} bots · seed {table.seed}")
-    for seat, bot in enumerate(table.bots):
-        console.print(
-            Text.assemble(
-                (f"{bot.name:<4}", f"bold {COLOURS[seat]}"),
-                f" reacts in about {bot.reaction_ms:.0f} ms, spots {bot.notice:.0%} of snaps",
+def _checked(args: argparse.Namespace) -> tuple[str, float, float | None]:
+    """The options a demo at the terminal is run by, checked: (rules, speed, linger)."""
+    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
+        raise UserError(f"--players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {args.players}")
+    if args.cap < 1:
+        raise UserError(f"--cap must be at least 1 lay, not {args.cap}")
+    rules = getattr(args, "rules", "celtic")
+    try:
+        rules_for(rules)
+    except UnknownPreset as e:
+        raise UserError(f"--rules: {e}") from None
+    speed = args.speed if args.speed is not None else (0.0 if args.headless else 1.0)
+    if speed < 0:
+        raise UserError(f"--speed must be 0 (at once) or more, not {speed}")
+    linger = getattr(args, "linger", None)
+    if linger is not None and not linger >= 0:  # NaN too
+        raise UserError(f"--linger must be 0 seconds or more, not {linger}")
+    return rules, speed, linger
+
+
+@dataclass
+class _Demo:
+    """What every game of one `referee demo` at the terminal shares."""
+
+    args: argparse.Namespace
+    rules: str
+    journal: Journal
+    console: Console
+    clock: Clock
+    speed: float
+    stop: StopRequest
+    kiosk: _DemoKiosk | None
+    clips: Any  # the replay clips' store, when the camera is rendered
+
+    def games(self, first: VirtualTable, drawn: bool, rounds: int | None, linger: float | None) -> int:
+        """`first`, then with --forever the next deals; `drawn`: the seed was not given."""
+        args, console, stop, kiosk = self.args, self.console, self.stop, self.kiosk
+        seed, played = first.seed, 0
+        while True:
+            stop.check()
+            table = (
+                first
+                if played == 0
+                else VirtualTable(players=args.players, seed=seed, cap=args.cap, rules=self.rules)
             )
+            status = _DemoGame(self, table, resume=played == 0).play()
+            played += 1
+            if kiosk is not None and not stop.requested:
+                _night_scores(self.journal, kiosk, console)
+            if drawn and not stop.requested:
+                console.print(Text(f"Seed {seed}: --seed {seed} deals this game again.", style="dim"))
+            if (
+                stop.requested
+                or not getattr(args, "forever", False)
+                or (rounds is not None and played >= rounds)
+            ):
+                if kiosk is not None and not stop.requested:
+                    if linger is None:
+                        linger = math.inf if console.is_terminal else 0.0
+                    _linger(args, self.journal, kiosk, linger, console, stop)
+                return status
+            seed += 1  # the next deal
+            console.print()
+
+
+class _DemoGame:
+    """One game through the demo's table, its log in the terminal and on the kiosk page."""
+
+    # Set as the game opens (`play`):
+    started: int  # the demo's clock at the start
+    point: _Resume  # where an interrupted game resumes, if it does
+    game: int  # the journal's id of the game
+    recorder: Recorder
+    counted: Teller
+
+    def __init__(self, demo: _Demo, table: VirtualTable, resume: bool) -> None:
+        self.demo, self.table, self.resume = demo, table, resume
+        self.names = table.spec.players
+        self.summary = Summary(self.names)
+        self.calls = rules_for(table.rules).options.slap_calling_out  # else a lay's call means nothing
+        self.origin: int | None = None  # the table time the demo's clock started at (later on a resume)
+        self.asked: dict[int, Unread] = {}  # the camera's open questions, by the lay's time
+        self.sinks: list[Callable[[list[Ruling], State], Any]] = [self.show]
+        self.lights = Lights(self.names)
+        self.live: Live | None = None
+        self.stage: CameraStage | None = None
+        self.replay: Any = None  # the clips of each dispute, when the camera is rendered
+
+    def play(self) -> int:
+        """The game from its deal (or where the journal left it) to its end or a stop."""
+        demo, journal, console = self.demo, self.demo.journal, self.demo.console
+        self._introduce()
+        self.started = demo.clock.now_us()
+        self.point = _resume_point(journal, self.table, demo.args.new_game or not self.resume)
+        self.game = self._open_game()
+        self.recorder = Recorder(journal, self.game, journal.next_seq(self.game))
+        self.counted = Teller(journal, self.recorder, write=False)  # counts each ruling as the loop gives it
+        table = self._demo_table()
+        try:
+            with self.live if self.live is not None else nullcontext():
+                state = self._run(table)
+        except EventError as e:  # the table stopped with a card still asked: said, not a traceback
+            console.print(
+                Text(f"The game ended with a card still asked ({e}): no winner.", style="bold yellow")
+            )
+            return EXIT_STOPPED
+        finally:
+            if self.replay is not None:
+                self.replay.close()  # the last clips written with the frames they have
+        if demo.stop.requested:
+            console.print(
+                Text(
+                    f"Stopped ({demo.stop.name}) after {self.summary.lays} lays: game {self.game} (seed "
+                    f"{self.table.seed}) stays open in the journal {journal.path}, and the next `referee "
+                    "demo` with the same options resumes it.",
+                    style="bold yellow",
+                )
+            )
+            return demo.stop.exit_code
+        journal.told_all(self.game)
+        return self._report(state, table)
+
+    def _introduce(self) -> None:
+        table, console = self.table, self.demo.console
+        console.rule(
+            f"{GAME_TITLES.get(table.rules, table.rules)} · {len(self.names)} bots · seed {table.seed}"
         )
-    summary = Summary(names)
-    calls = rules_for(table.rules).options.slap_calling_out  # else a lay's call means nothing
-    started = clock.now_us()
-    origin: list[int] = []  # the table time the demo's clock started at (later on a resume)
-    point = _resume_point(journal, table, args.new_game or not resume)
+        for seat, bot in enumerate(table.bots):
+            console.print(
+                Text.assemble(
+                    (f"{bot.name:<4}", f"bold {COLOURS[seat]}"),
+                    f" reacts in about {bot.reaction_ms:.0f} ms, spots {bot.notice:.0%} of snaps",
+                )
+            )
 
-    def pace(t: int) -> None:
-        if speed > 0:
-            origin[:] = origin or [t if point.record is not None else min(t, START_US)]
-            clock.sleep_until(started + round((t - origin[0]) / speed))
-
-    def show(batch: list[Ruling], after: State) -> None:
-        for i, ruling in enumerate(batch):
-            summary.add(ruling)
-            if args.quiet and type(ruling) is not GameWon:
-                continue
-            console.print(describe(ruling, names, batch[i + 1 :], batch[:i], calls))
-            if type(ruling) is StackWon:
-                piles = " · ".join(f"{names[s]} {n}" for s, n in enumerate(after.hands))
-                console.print(Text(f"{'':11}piles: {piles}", style="dim"))
-
-    if point.record is not None:
+    def _open_game(self) -> int:
+        """The journal's game: the interrupted one resumed (its untold rulings said again), or a new one."""
+        point, journal, console = self.point, self.demo.journal, self.demo.console
+        if point.record is None:
+            return journal.new_game(self.table.spec.to_json(), _source(self.table))
         console.print(
             Text(
                 f"Resuming game {point.record.id} from the journal ({journal.path}): "
@@ -368,43 +467,84 @@ def _play(
         game = point.record.id
         again = untold(point.record, journal.events(game), journal.last_told(game))
         for ruling in again:  # they may not have gone out before the crash
-            console.print(describe(ruling, names) + Text("  (announced again)", style="bold yellow"))
+            console.print(describe(ruling, self.names) + Text("  (announced again)", style="bold yellow"))
         if again:
             journal.told(game, journal.next_seq(game) - 1, 1 << 30)
-    else:
-        game = journal.new_game(table.spec.to_json(), _source(table))
-    recorder = Recorder(journal, game, journal.next_seq(game))
-    counted = Teller(journal, recorder, write=False)  # counts each ruling as the loop gives it
+        return game
 
-    def told(batch: list[Ruling], after: State) -> None:
-        journal.told(game, counted.seq, counted.count)  # the batch is shown: all so far are told
+    def _demo_table(self) -> DemoTable:
+        """The demo's table, its rulings to the terminal, the kiosk page, the clips and the journal."""
+        demo, kiosk = self.demo, self.demo.kiosk
+        if kiosk is not None:
+            # t0=0: the kiosk's clock is the terminal's (table time), a resumed game's too.
+            kiosk.hub.reset(TableView(self.point.state or self.table.spec.new_game(), t0=0))
+            self.sinks.append(kiosk.feed)
+        # The lights and buzzer as a bar under the log, on a terminal watching a paced game.
+        if demo.console.is_terminal and demo.speed > 0:
+            self.live = Live(self.lights, console=demo.console, auto_refresh=False)
+        self.stage = None if demo.args.no_camera else CameraStage(len(self.names), self.table.seed)
+        if self.stage is not None and demo.clips is not None:  # the rendered camera's clips of each dispute
+            replay = _replay(demo.clips, self.game, self.names, kiosk, demo.console, self.stage.camera.fps)
+            self.replay = replay
+            self.stage.frames.append(lambda frame: replay.frame(frame.t_us, frame.image))
+            self.sinks.insert(0, lambda batch, after: [replay.ruling(r) for r in batch])  # before the kiosk's
+        questions: list[Callable[[tuple[Unread, ...], State], None]] = [self.questions]
+        if kiosk is not None:
+            questions.append(lambda open_, _: kiosk.hub.ask(open_))
+        table = DemoTable(
+            self.table,
+            stage=self.stage,
+            rulings=lambda batch, after: [sink(batch, after) for sink in self.sinks],
+            judged=[self.recorder] if self.replay is None else [self.recorder, self.replay.judged],
+            state=self.point.judging,
+            mirror=self.mirror,
+            refused=self.refused,
+            questions=questions,
+        )
+        table.loop.ruling_sinks.append(self.counted)
+        self.sinks.append(self.told)  # last: after the terminal and the kiosk
+        return table
 
-    sinks = [show]
-    if kiosk is not None:
-        from referee.kiosk.view import TableView
+    def _run(self, table: DemoTable) -> State:
+        stop = self.demo.stop
+        return table.run(self.pace, skip=self.point.skip, ended=self.ended, stop=lambda: stop.requested)
 
-        # t0=0: the kiosk's clock is the terminal's (table time), a resumed game's too.
-        kiosk.hub.reset(TableView(point.state or table.spec.new_game(), t0=0))
-        sinks.append(kiosk.feed)
-    lights = Lights(names)
-    # The lights and buzzer as a bar under the log, on a terminal watching a paced game.
-    live = Live(lights, console=console, auto_refresh=False) if console.is_terminal and speed > 0 else None
+    # The table's callbacks ---------------------------------------------------------------------
 
-    def mirror(signals: Any) -> Any:
-        from referee.live.signal_player import MirroredSignals
+    def pace(self, t: int) -> None:
+        demo = self.demo
+        if demo.speed > 0:
+            if self.origin is None:
+                self.origin = t if self.point.record is not None else min(t, START_US)
+            demo.clock.sleep_until(self.started + round((t - self.origin) / demo.speed))
 
-        shown = MirroredSignals(signals, lights.on_change(live))
-        return shown if kiosk is None else MirroredSignals(shown, kiosk.hub)
+    def show(self, batch: list[Ruling], after: State) -> None:
+        console, names = self.demo.console, self.names
+        for i, ruling in enumerate(batch):
+            self.summary.add(ruling)
+            if self.demo.args.quiet and type(ruling) is not GameWon:
+                continue
+            console.print(describe(ruling, names, batch[i + 1 :], batch[:i], self.calls))
+            if type(ruling) is StackWon:
+                piles = " · ".join(f"{names[s]} {n}" for s, n in enumerate(after.hands))
+                console.print(Text(f"{'':11}piles: {piles}", style="dim"))
 
-    def refused(event: Event | Named, why: str) -> None:
+    def told(self, batch: list[Ruling], after: State) -> None:
+        # The batch is shown: all so far are told.
+        self.demo.journal.told(self.game, self.counted.seq, self.counted.count)
+
+    def mirror(self, signals: Any) -> Any:
+        shown = MirroredSignals(signals, self.lights.on_change(self.live))
+        return shown if self.demo.kiosk is None else MirroredSignals(shown, self.demo.kiosk.hub)
+
+    def refused(self, event: Event | Named, why: str) -> None:
         who = "host" if type(event) is Named else "camera"
         then = "asked again" if type(event) is Named else "a misreading: asked"
-        console.print(Text(f"{clock_text(event.t)}  {who}: {why}: {then}", style="yellow"))
+        self.demo.console.print(Text(f"{clock_text(event.t)}  {who}: {why}: {then}", style="yellow"))
 
-    asked: dict[int, Unread] = {}
-
-    def questions(open_: tuple[Unread, ...], before: State) -> None:
+    def questions(self, open_: tuple[Unread, ...], before: State) -> None:
         # Each new question as the table sees it, and each answer as the rulings go on.
+        console, asked = self.demo.console, self.asked
         for question in open_:
             if question.t not in asked:
                 guess = f" (it looks like {question.guess.code})" if question.guess is not None else ""
@@ -422,92 +562,55 @@ def _play(
             del asked[t]
         asked.update((q.t, q) for q in open_)
 
-    stage = None if args.no_camera else CameraStage(len(names), table.seed)
-    replay = None
-    if stage is not None and clips is not None:  # the rendered camera's clips of each dispute
-        replay = _replay(clips, game, names, kiosk, console, stage.camera.fps)
-        stage.frames.append(lambda frame: replay.frame(frame.t_us, frame.image))
-        sinks.insert(0, lambda batch, after: [replay.ruling(r) for r in batch])  # before the kiosk's
-    demo = DemoTable(
-        table,
-        stage=stage,
-        rulings=lambda batch, after: [sink(batch, after) for sink in sinks],
-        judged=[recorder] if replay is None else [recorder, replay.judged],
-        state=point.judging,
-        mirror=mirror,
-        refused=refused,
-        questions=[questions] if kiosk is None else [questions, lambda open_, _: kiosk.hub.ask(open_)],
+    def ended(self, final: State) -> None:
+        self.demo.journal.end_game(self.game, WON if final.winner is not None else STOPPED, final.winner)
+
+    # The end of the game -----------------------------------------------------------------------
+
+    def _report(self, state: State, table: DemoTable) -> int:
+        """The summary, the camera's and the clips' figures, and who won."""
+        console, lays = self.demo.console, self.summary.lays
+        console.print()
+        challenge = state.rules.options.face_cards == "challenge"
+        console.print(summary_table(self.summary, state.hands, self.table.reactions, challenge))
+        if self.stage is not None:
+            console.print(_camera_figures(self.stage, table))
+        if self.replay is not None and self.replay.saved:
+            console.print(
+                Text(
+                    f"Replay: {self.replay.saved} clips of the stacks won, penalties and dead heats in "
+                    f"{self.demo.clips.path(self.game, 0).parent} (`referee export {self.game} --demo "
+                    "--clips DIR` copies them).",
+                    style="dim",
+                )
+            )
+        if self.table.stopped:
+            cap = self.demo.args.cap
+            console.print(
+                Text(f"Stopped after {lays} lays (the cap is {cap}): no winner.", style="bold yellow")
+            )
+            return EXIT_STOPPED
+        if state.winner is None:  # the bots' game ended, but the referee saw no winner
+            console.print(Text(f"No winner after {lays} lays.", style="bold yellow"))
+            return EXIT_STOPPED
+        table_time = clock_text(state.now).strip()
+        winner = self.names[state.winner]
+        console.print(
+            Text(f"{winner} wins after {lays} lays and {table_time} of table time.", style="bold green")
+        )
+        return EXIT_WON
+
+
+def _camera_figures(stage: CameraStage, table: DemoTable) -> Text:
+    """What the rendered camera read, what it asked and what the host answered."""
+    waits = sorted(table.answer_us)
+    took = f" (after {waits[0] / 1e6:.1f} to {waits[-1] / 1e6:.1f} s)" if waits else ""
+    return Text(
+        f"Camera: {stage.read} lays read, {table.questions} asked ({stage.asked} unsure, "
+        f"{table.questions - stage.asked} impossible), {stage.wrong} read wrong, "
+        f"{stage.missed_lays} missed. The host answered or corrected {len(waits)}{took}.",
+        style="bold" if stage.wrong == 0 else "bold yellow",
     )
-
-    demo.loop.ruling_sinks.append(counted)
-    sinks.append(told)  # last: after the terminal and the kiosk
-
-    def ended(final: State) -> None:
-        journal.end_game(game, WON if final.winner is not None else STOPPED, final.winner)
-
-    try:
-        if live is not None:
-            with live:
-                state = demo.run(pace, skip=point.skip, ended=ended, stop=lambda: stop.requested)
-        else:
-            state = demo.run(pace, skip=point.skip, ended=ended, stop=lambda: stop.requested)
-    except EventError as e:  # the table stopped with a card still asked: said, not a traceback
-        console.print(Text(f"The game ended with a card still asked ({e}): no winner.", style="bold yellow"))
-        return EXIT_STOPPED
-    finally:
-        if replay is not None:
-            replay.close()  # the last clips written with the frames they have
-    if stop.requested:
-        console.print(
-            Text(
-                f"Stopped ({stop.name}) after {summary.lays} lays: game {game} (seed {table.seed}) stays "
-                f"open in the journal {journal.path}, and the next `referee demo` with the same options "
-                "resumes it.",
-                style="bold yellow",
-            )
-        )
-        return stop.exit_code
-    journal.told_all(game)
-    console.print()
-    challenge = state.rules.options.face_cards == "challenge"
-    console.print(summary_table(summary, state.hands, table.reactions, challenge))
-    if stage is not None:
-        waits = sorted(demo.answer_us)
-        took = f" (after {waits[0] / 1e6:.1f} to {waits[-1] / 1e6:.1f} s)" if waits else ""
-        console.print(
-            Text(
-                f"Camera: {stage.read} lays read, {demo.questions} asked ({stage.asked} unsure, "
-                f"{demo.questions - stage.asked} impossible), {stage.wrong} read wrong, "
-                f"{stage.missed_lays} missed. The host answered or corrected {len(waits)}{took}.",
-                style="bold" if stage.wrong == 0 else "bold yellow",
-            )
-        )
-    if replay is not None and replay.saved:
-        console.print(
-            Text(
-                f"Replay: {replay.saved} clips of the stacks won, penalties and dead heats in "
-                f"{clips.path(game, 0).parent} (`referee export {game} --demo --clips DIR` copies them).",
-                style="dim",
-            )
-        )
-    if table.stopped:
-        console.print(
-            Text(
-                f"Stopped after {summary.lays} lays (the cap is {args.cap}): no winner.", style="bold yellow"
-            )
-        )
-        return EXIT_STOPPED
-    if state.winner is None:  # the bots' game ended, but the referee saw no winner
-        console.print(Text(f"No winner after {summary.lays} lays.", style="bold yellow"))
-        return EXIT_STOPPED
-    winner = names[state.winner]
-    console.print(
-        Text(
-            f"{winner} wins after {summary.lays} lays and {clock_text(state.now).strip()} of table time.",
-            style="bold green",
-        )
-    )
-    return EXIT_WON
 
 
 class Lights:
@@ -593,17 +696,11 @@ def _clips(args: argparse.Namespace, journal: Journal, console: Console) -> Any:
     """The demo's replay clips, beside its journal: only when the camera is rendered."""
     if args.no_camera:
         return None
-    from referee.live.clip_store import open_clips
-    from referee.rules.clips import ReplaySettings
-
     said = lambda line: console.print(Text(line, style="yellow"))  # noqa: E731
     return open_clips(journal.path.parent / "clips", ReplaySettings(), said)
 
 
 def _replay(clips: Any, game: int, names: Sequence[str], kiosk: Any, console: Console, fps: float) -> Any:
-    from referee.live.clip_store import ClipRecorder
-    from referee.rules.clips import ReplaySettings
-
     # The demo's table waits for the coder (block): its clock is virtual, and every frame counts.
     return ClipRecorder(
         clips,
@@ -632,8 +729,6 @@ class _DemoKiosk:
 
 def _night_scores(journal: Journal, kiosk: _DemoKiosk, console: Console) -> None:
     """Tonight's demo games on the page, after the winner screen (as the service shows them)."""
-    from referee.live.scores import NightFeed
-
     if kiosk.night is None:
         kiosk.night = NightFeed(journal, kiosk.hub, lambda line: console.print(Text(line, style="yellow")))
     kiosk.night.refresh()
@@ -642,15 +737,12 @@ def _night_scores(journal: Journal, kiosk: _DemoKiosk, console: Console) -> None
 def _kiosk(
     args: argparse.Namespace, journal: Journal, state: State, console: Console, clips: Any = None
 ) -> _DemoKiosk:
+    # Starlette and uvicorn are imported only when the page is served (not with --headless).
     from referee.kiosk.app import KioskHub, make_app
     from referee.kiosk.server import KioskServer
-    from referee.kiosk.token import load_or_create_token
-    from referee.kiosk.view import TableView
 
     hub = KioskHub(TableView(state, t0=0))
     token = load_or_create_token(journal.path.parent / "admin-token")
-    from referee.kiosk.phones import lan_address, watch_url
-
     host = getattr(args, "listen", "127.0.0.1")
     lan = lan_address()
 

@@ -221,16 +221,10 @@ def _fill(line: np.ndarray, fill: np.ndarray, width: int, active: list[_Active],
     y_bottom = y_top + F(1)
     for e in active:
         if e.fdx == 0:
-            x0 = e.fx
-            if x0 < width:
-                if x0 >= 0:
-                    _clipped(line, int(x0), e, x0, y_top, x0, y_bottom)
-                    _clipped(fill, int(x0) + 1, e, x0, y_top, x0, y_bottom)
-                else:
-                    _clipped(fill, 0, e, x0, y_top, x0, y_bottom)
+            _fill_upright(line, fill, width, e, y_top, y_bottom)
             continue
-        x0, dx, dy = e.fx, e.fdx, e.fdy
-        xb = x0 + dx
+        x0, dx = e.fx, e.fdx
+        # Where the edge enters and leaves the row (its own ends may lie inside it).
         if e.sy > y_top:
             x_top, sy0 = x0 + dx * (e.sy - y_top), e.sy
         else:
@@ -238,55 +232,85 @@ def _fill(line: np.ndarray, fill: np.ndarray, width: int, active: list[_Active],
         if e.ey < y_bottom:
             x_bottom, sy1 = x0 + dx * (e.ey - y_top), e.ey
         else:
-            x_bottom, sy1 = xb, y_bottom
+            x_bottom, sy1 = x0 + dx, y_bottom
         if 0 <= x_top < width and 0 <= x_bottom < width:
-            if int(x_top) == int(x_bottom):  # within one pixel
-                x = int(x_top)
-                height = (sy1 - sy0) * e.direction
-                line[x] += ((F(x) + F(1) - x_top) + (F(x) + F(1) - x_bottom)) / F(2) * height
-                fill[x + 1] += height
-                continue
-            if x_top > x_bottom:  # flip the row upside down: the signed area is the same
-                sy0, sy1 = y_bottom - (sy1 - y_top), y_bottom - (sy0 - y_top)
-                x_top, x_bottom = x_bottom, x_top
-                dx, dy = -dx, -dy
-                x0 = xb
-            x1, x2 = int(x_top), int(x_bottom)
-            y_crossing = y_top + dy * (F(x1 + 1) - x0)
-            y_final = y_top + dy * (F(x2) - x0)
-            y_crossing = min(y_crossing, y_bottom)
-            sign = e.direction
-            area = sign * (y_crossing - sy0)
-            line[x1] += area * (F(x1 + 1) - x_top) / F(2)
-            if y_final > y_bottom:
-                y_final = y_bottom
-                if x2 - (x1 + 1) != 0:
-                    dy = (y_final - y_crossing) / F(x2 - (x1 + 1))
-            step = sign * dy * F(1)
-            for x in range(x1 + 1, x2):
-                line[x] += area + step / F(2)
-                area += step
-            right = F(x2) + F(1)
-            line[x2] += area + sign * (((right - F(x2)) + (right - x_bottom)) / F(2) * (sy1 - y_final))
-            fill[x2 + 1] += sign * (sy1 - sy0)
-            continue
-        for x in range(width):  # the edge leaves the box: cut it at the pixel's sides
-            fx1, fx2 = F(x), F(x + 1)
-            x3, y3 = xb, y_bottom
-            y1 = (F(x) - x0) / dx + y_top
-            y2 = (F(x + 1) - x0) / dx + y_top
-            if x0 < fx1 and x3 > fx2:
-                parts = ((x0, y_top, fx1, y1), (fx1, y1, fx2, y2), (fx2, y2, x3, y3))
-            elif x3 < fx1 and x0 > fx2:
-                parts = ((x0, y_top, fx2, y2), (fx2, y2, fx1, y1), (fx1, y1, x3, y3))
-            elif (x0 < fx1 and x3 > fx1) or (x3 < fx1 and x0 > fx1):
-                parts = ((x0, y_top, fx1, y1), (fx1, y1, x3, y3))
-            elif (x0 < fx2 and x3 > fx2) or (x3 < fx2 and x0 > fx2):
-                parts = ((x0, y_top, fx2, y2), (fx2, y2, x3, y3))
-            else:
-                parts = ((x0, y_top, x3, y3),)
-            for a, b, c, d in parts:
-                _clipped(line, x, e, a, b, c, d)
+            _fill_inside(line, fill, e, y_top, (x_top, sy0), (x_bottom, sy1))
+        else:
+            _fill_cut(line, width, e, y_top)
+
+
+def _fill_upright(
+    line: np.ndarray, fill: np.ndarray, width: int, e: _Active, y_top: np.float32, y_bottom: np.float32
+) -> None:
+    """A vertical edge's coverage of the row."""
+    x0 = e.fx
+    if x0 < width:
+        if x0 >= 0:
+            _clipped(line, int(x0), e, x0, y_top, x0, y_bottom)
+            _clipped(fill, int(x0) + 1, e, x0, y_top, x0, y_bottom)
+        else:
+            _clipped(fill, 0, e, x0, y_top, x0, y_bottom)
+
+
+def _fill_inside(
+    line: np.ndarray, fill: np.ndarray, e: _Active, y_top: np.float32, enters: tuple, leaves: tuple
+) -> None:
+    """The coverage of an edge that crosses the row inside the box, from `enters` to `leaves`
+    (each (x, y))."""
+    (x_top, sy0), (x_bottom, sy1) = enters, leaves
+    y_bottom = y_top + F(1)
+    if int(x_top) == int(x_bottom):  # within one pixel
+        x = int(x_top)
+        height = (sy1 - sy0) * e.direction
+        line[x] += ((F(x) + F(1) - x_top) + (F(x) + F(1) - x_bottom)) / F(2) * height
+        fill[x + 1] += height
+        return
+    x0, dy = e.fx, e.fdy
+    if x_top > x_bottom:  # flip the row upside down: the signed area is the same
+        sy0, sy1 = y_bottom - (sy1 - y_top), y_bottom - (sy0 - y_top)
+        x_top, x_bottom = x_bottom, x_top
+        dy = -dy
+        x0 = e.fx + e.fdx
+    x1, x2 = int(x_top), int(x_bottom)
+    y_crossing = y_top + dy * (F(x1 + 1) - x0)
+    y_final = y_top + dy * (F(x2) - x0)
+    y_crossing = min(y_crossing, y_bottom)
+    sign = e.direction
+    area = sign * (y_crossing - sy0)
+    line[x1] += area * (F(x1 + 1) - x_top) / F(2)
+    if y_final > y_bottom:
+        y_final = y_bottom
+        if x2 - (x1 + 1) != 0:
+            dy = (y_final - y_crossing) / F(x2 - (x1 + 1))
+    step = sign * dy * F(1)
+    for x in range(x1 + 1, x2):
+        line[x] += area + step / F(2)
+        area += step
+    right = F(x2) + F(1)
+    line[x2] += area + sign * (((right - F(x2)) + (right - x_bottom)) / F(2) * (sy1 - y_final))
+    fill[x2 + 1] += sign * (sy1 - sy0)
+
+
+def _fill_cut(line: np.ndarray, width: int, e: _Active, y_top: np.float32) -> None:
+    """The coverage of an edge that leaves the box in this row: cut at each pixel's sides."""
+    x0, dx = e.fx, e.fdx
+    x3, y3 = x0 + dx, y_top + F(1)
+    for x in range(width):
+        fx1, fx2 = F(x), F(x + 1)
+        y1 = (F(x) - x0) / dx + y_top
+        y2 = (F(x + 1) - x0) / dx + y_top
+        if x0 < fx1 and x3 > fx2:
+            parts = ((x0, y_top, fx1, y1), (fx1, y1, fx2, y2), (fx2, y2, x3, y3))
+        elif x3 < fx1 and x0 > fx2:
+            parts = ((x0, y_top, fx2, y2), (fx2, y2, fx1, y1), (fx1, y1, x3, y3))
+        elif (x0 < fx1 and x3 > fx1) or (x3 < fx1 and x0 > fx1):
+            parts = ((x0, y_top, fx1, y1), (fx1, y1, x3, y3))
+        elif (x0 < fx2 and x3 > fx2) or (x3 < fx2 and x0 > fx2):
+            parts = ((x0, y_top, fx2, y2), (fx2, y2, x3, y3))
+        else:
+            parts = ((x0, y_top, x3, y3),)
+        for a, b, c, d in parts:
+            _clipped(line, x, e, a, b, c, d)
 
 
 def _rasterise(

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
@@ -733,70 +733,67 @@ def draw_hand(
             raise ValueError("draw_hand needs an rng or a look")
         look = random_hand(rng, size if size is not None else 0.28 * min(w, h))
     tip, d = hand_fingertip(side, progress, (w, h), target or ((w - 1) / 2, (h - 1) / 2))
-    n = np.array([-d[1], d[0]])  # across the hand
     out = frame.copy()
-    palm = look.size
-    finger_len = 0.55 * palm
-    angle = math.degrees(math.atan2(d[1], d[0]))
-    dark = tuple(int(c * 0.7) for c in look.skin)
+    hand = _HandShape(tip, d, look)
+    hand.draw_arm(out, float(w + h))
+    hand.draw_palm(out)
+    hand.draw_fingers(out, thumb_turn=1 if side in ("bottom", "left") else -1)
+    return out
 
-    def pt(along: float, across: float) -> tuple[int, int]:
-        q = tip - d * along + n * across
+
+class _HandShape:
+    """A hand at its place in the frame, drawn part by part (sleeve and arm, palm, fingers)."""
+
+    def __init__(self, tip: np.ndarray, d: np.ndarray, look: HandLook) -> None:
+        self.tip, self.d, self.look = tip, d, look
+        self.n = np.array([-d[1], d[0]])  # across the hand
+        self.palm = look.size
+        self.finger_len = 0.55 * self.palm
+        self.angle = math.degrees(math.atan2(d[1], d[0]))
+
+    def pt(self, along: float, across: float) -> tuple[int, int]:
+        """The pixel `along` behind the fingertips and `across` the hand."""
+        q = self.tip - self.d * along + self.n * across
         return round(q[0]), round(q[1])
 
-    # Sleeve and forearm, from behind the palm to well beyond the frame edge.
-    reach = float(w + h)
-    arm = np.array(
-        [pt(finger_len + 0.6 * palm, s * 0.42 * palm) for s in (-1, 1)]
-        + [pt(finger_len + reach, s * 0.42 * palm) for s in (1, -1)],
-        np.int32,
-    )
-    cv2.fillConvexPoly(out, arm, look.skin, cv2.LINE_AA)
-    cuff = np.array(
-        [pt(finger_len + 1.4 * palm, s * 0.5 * palm) for s in (-1, 1)]
-        + [pt(finger_len + reach, s * 0.5 * palm) for s in (1, -1)],
-        np.int32,
-    )
-    cv2.fillConvexPoly(out, cuff, look.sleeve, cv2.LINE_AA)
-    # Palm.
-    cv2.ellipse(
-        out,
-        pt(finger_len + 0.35 * palm, 0),
-        (round(0.5 * palm), round(0.5 * palm)),
-        angle,
-        0,
-        360,
-        look.skin,
-        -1,
-        cv2.LINE_AA,
-    )
-    # Four fingers (the middle ones longer) and a thumb.
-    spread = 0.24 * palm * look.splay
-    for i, length in enumerate((0.8, 0.97, 1.0, 0.9)):
-        across = (i - 1.5) * spread
-        half = (finger_len * length + 0.2 * palm) / 2
-        centre = pt((1 - length) * finger_len + half, across)  # the longest finger's tip is the tip
-        axes = (round(half), round(0.13 * palm))
-        cv2.ellipse(out, centre, axes, angle, 0, 360, look.skin, -1, cv2.LINE_AA)
-        if i:
-            a, b = (
-                pt(finger_len * 0.75, across - spread / 2),
-                pt(finger_len + 0.1 * palm, across - spread / 2),
+    def draw_arm(self, out: np.ndarray, reach: float) -> None:
+        """Sleeve and forearm, from behind the palm to well beyond the frame edge (`reach`)."""
+        palm, finger_len, pt = self.palm, self.finger_len, self.pt
+        for behind, half, colour in ((0.6, 0.42, self.look.skin), (1.4, 0.5, self.look.sleeve)):
+            outline = np.array(
+                [pt(finger_len + behind * palm, s * half * palm) for s in (-1, 1)]
+                + [pt(finger_len + reach, s * half * palm) for s in (1, -1)],
+                np.int32,
             )
-            cv2.line(out, a, b, dark, max(1, round(palm / 60)), cv2.LINE_AA)
-    thumb_angle = angle + 40 * (1 if side in ("bottom", "left") else -1)
-    cv2.ellipse(
-        out,
-        pt(finger_len + 0.2 * palm, 0.55 * palm),
-        (round(0.38 * palm), round(0.12 * palm)),
-        thumb_angle,
-        0,
-        360,
-        look.skin,
-        -1,
-        cv2.LINE_AA,
-    )
-    return out
+            cv2.fillConvexPoly(out, outline, colour, cv2.LINE_AA)
+
+    def draw_palm(self, out: np.ndarray) -> None:
+        palm = self.palm
+        centre = self.pt(self.finger_len + 0.35 * palm, 0)
+        axes = (round(0.5 * palm), round(0.5 * palm))
+        cv2.ellipse(out, centre, axes, self.angle, 0, 360, self.look.skin, -1, cv2.LINE_AA)
+
+    def draw_fingers(self, out: np.ndarray, thumb_turn: int) -> None:
+        """Four fingers (the middle ones longer) and a thumb, turned `thumb_turn` (+1 or -1) of 40 degrees."""
+        palm, finger_len, pt, skin = self.palm, self.finger_len, self.pt, self.look.skin
+        dark = tuple(int(c * 0.7) for c in skin)
+        spread = 0.24 * palm * self.look.splay
+        for i, length in enumerate((0.8, 0.97, 1.0, 0.9)):
+            across = (i - 1.5) * spread
+            half = (finger_len * length + 0.2 * palm) / 2
+            centre = pt((1 - length) * finger_len + half, across)  # the longest finger's tip is the tip
+            axes = (round(half), round(0.13 * palm))
+            cv2.ellipse(out, centre, axes, self.angle, 0, 360, skin, -1, cv2.LINE_AA)
+            if i:
+                a, b = (
+                    pt(finger_len * 0.75, across - spread / 2),
+                    pt(finger_len + 0.1 * palm, across - spread / 2),
+                )
+                cv2.line(out, a, b, dark, max(1, round(palm / 60)), cv2.LINE_AA)
+        thumb_angle = self.angle + 40 * thumb_turn
+        centre = pt(finger_len + 0.2 * palm, 0.55 * palm)
+        axes = (round(0.38 * palm), round(0.12 * palm))
+        cv2.ellipse(out, centre, axes, thumb_angle, 0, 360, skin, -1, cv2.LINE_AA)
 
 
 # A clip of cards being laid ----------------------------------------------------------------
@@ -841,45 +838,65 @@ def render_lay_sequence(
     """
     if len(cards) != len(seats):
         raise ValueError("one seat per card")
-    w, h = size
     base = table_surface(table, size, rng) if isinstance(table, str) else table.copy()
     h, w = base.shape[:2]
     camera = Camera((w, h), rng, lighting, glare, blur, noise, jpeg_quality, noise_frames=4)
     centre = np.array([(w - 1) / 2, (h - 1) / 2]) + rng.normal(0, 0.03 * min(w, h), 2)
-    card_h = card_width * ASPECT
-    frames: list[tuple[int, np.ndarray]] = []
+    clip = _LayClip(base, camera, rng, fps, centre, card_width, scatter, style, faces)
+    for _ in range(round(lead_s * fps)):
+        clip.emit(base)
+    n_in, n_out = max(2, round(carry_s * fps)), max(2, round(leave_s * fps))
     truth: list[tuple[int, Card, int]] = []
+    for card, seat in zip(cards, seats, strict=True):
+        t_rest = clip.lay(card, side_of_seat[seat], n_in, n_out)
+        truth.append((t_rest, card, seat))
+        for _ in range(max(0, round(float(rng.uniform(*rest_s)) * fps) - 1)):
+            clip.emit(base)
+    return clip.frames, truth
 
-    def emit(img: np.ndarray) -> int:
-        t = round(len(frames) * 1e6 / fps)
-        frames.append((t, camera.shoot(img, rng)))
+
+@dataclass
+class _LayClip:
+    """A clip being shot: the table with the pile so far (`base`, drawn on), and its frames."""
+
+    base: np.ndarray
+    camera: Camera
+    rng: np.random.Generator
+    fps: float
+    centre: np.ndarray  # the pile's
+    card_width: int
+    scatter: float
+    style: CardStyle | None
+    faces: Mapping[str, np.ndarray] | None
+    frames: list[tuple[int, np.ndarray]] = field(default_factory=list)
+
+    def emit(self, img: np.ndarray) -> int:
+        t = round(len(self.frames) * 1e6 / self.fps)
+        self.frames.append((t, self.camera.shoot(img, self.rng)))
         return t
 
-    for _ in range(round(lead_s * fps)):
-        emit(base)
-    n_in, n_out = max(2, round(carry_s * fps)), max(2, round(leave_s * fps))
-    for card, seat in zip(cards, seats, strict=True):
-        side = side_of_seat[seat]
-        drop = centre + rng.normal(0, scatter * card_width, 2)
+    def lay(self, card: Card, side: str, n_in: int, n_out: int) -> int:
+        """`card` carried in from `side` in `n_in` frames, dropped, the hand gone in `n_out`: the
+        rest frame's time."""
+        rng, base = self.rng, self.base
+        h, w = base.shape[:2]
+        drop = self.centre + rng.normal(0, self.scatter * self.card_width, 2)
         final = float(rng.uniform(-180, 180))
         swing = float(rng.uniform(-25, 25))
-        look = random_hand(rng, 1.3 * card_width)
+        look = random_hand(rng, 1.3 * self.card_width)
         d = np.array(_DIRECTIONS[side])
+        card_h = self.card_width * ASPECT
         hold = 0.3 * card_h  # fingertips this far short of the card's centre
         target = (float(drop[0] - d[0] * hold), float(drop[1] - d[1] * hold))
-        sprite = card_sprite(card, card_width, style, faces)
+        sprite = card_sprite(card, self.card_width, self.style, self.faces)
         for k in range(1, n_in + 1):  # carry in: the card moves with the fingertips
             p = _ease(k / n_in)
             tip, _ = hand_fingertip(side, p, (w, h), target)
             frame = base.copy()
             at = tip + d * hold
             paste_sprite(frame, rotate_sprite(*sprite, final + (1 - p) * swing), at[0], at[1], shadow=0.3)
-            emit(draw_hand(frame, side, p, target=target, look=look))
+            self.emit(draw_hand(frame, side, p, target=target, look=look))
         paste_sprite(base, rotate_sprite(*sprite, final), drop[0], drop[1])
         for k in range(n_out - 1, 0, -1):  # the hand withdraws; p stays above 0 so it still shows
-            emit(draw_hand(base, side, _ease(k / n_out), target=target, look=look))
-        t_rest = emit(base)
-        truth.append((t_rest, card, seat))
-        for _ in range(max(0, round(float(rng.uniform(*rest_s)) * fps) - 1)):
-            emit(base)
-    return frames, truth
+            self.emit(draw_hand(base, side, _ease(k / n_out), target=target, look=look))
+        return self.emit(base)

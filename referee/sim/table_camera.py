@@ -285,6 +285,15 @@ class Lens:
         return out
 
 
+def _seat_sides(seats: int | Mapping[int, str]) -> dict[int, str]:
+    """Each seat's side of the frame: `seats` laid out by `default_sides`, or as given (checked)."""
+    sides = default_sides(seats) if isinstance(seats, int) else dict(seats)
+    bad = {seat: side for seat, side in sides.items() if side not in SIDES}
+    if bad:
+        raise ValueError(f"unknown side for seats {bad}: expected one of {', '.join(SIDES)}")
+    return sides
+
+
 class TableCamera:
     """A camera over the pile for a whole game, told what happens and rendering frames on demand.
 
@@ -321,20 +330,14 @@ class TableCamera:
         leave_s: float = 0.2,
         scatter: float = 0.12,
     ) -> None:
-        self.sides = default_sides(seats) if isinstance(seats, int) else dict(seats)
-        bad = {seat: side for seat, side in self.sides.items() if side not in SIDES}
-        if bad:
-            raise ValueError(f"unknown side for seats {bad}: expected one of {', '.join(SIDES)}")
+        self.sides = _seat_sides(seats)
         if not fps > 0:
             raise ValueError(f"fps must be positive, not {fps}")
         self.fps = float(fps)
         draw, noise_seed = rng.integers(0, 2**63, size=2)
         self._draw = np.random.default_rng(draw)
         self._noise_rng = np.random.default_rng(noise_seed)
-        if isinstance(table, str):
-            self._table = table_surface(table, size, self._draw)
-        else:
-            self._table = table.copy()
+        self._table = table_surface(table, size, self._draw) if isinstance(table, str) else table.copy()
         h, w = self._table.shape[:2]
         self.size = (w, h)
         self._lens = Lens(
@@ -351,6 +354,11 @@ class TableCamera:
         self._leave = max(1, round(leave_s * self.fps))
         # Frames from a visit's first hand frame to its rest, and one more for the stamps' rounding.
         self.lead_us = math.ceil((self._carry + self._leave + 1) * 1e6 / self.fps)
+        self._start()
+
+    def _start(self) -> None:
+        """The timeline at frame 0: nothing told, nothing rendered, the table bare."""
+        h, w = self._table.shape[:2]
         self._shown: list[Shown] = []  # the rests of the visits rendered
         self._visits: list[_Visit] = []  # the visits to render, in the order they will be shown
         self._done_rest = 0  # the last rendered visit's rest; frame 0 is one: the empty table
