@@ -181,6 +181,7 @@ def gpio_factory(
         return None
     if make is None:
         try:
+            # the Pi's own pin library: only on a Pi, only when asked
             from gpiozero.pins.lgpio import LGPIOFactory
         except ImportError:  # lgpio is not installed: gpiozero falls back and says so
             return None

@@ -226,7 +226,7 @@ class Picamera2Source(_Source):
         camera_num: int = 0,
     ) -> None:
         try:
-            from picamera2 import Picamera2
+            from picamera2 import Picamera2  # on the Pi only (python3-picamera2)
         except ImportError as e:
             raise SourceError(
                 "picamera2 is not installed: on Raspberry Pi OS install python3-picamera2"

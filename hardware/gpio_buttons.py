@@ -135,7 +135,7 @@ class GpiodSystem:
 
 def _gpiod() -> Any:
     try:
-        import gpiod
+        import gpiod  # libgpiod's bindings: absent off Linux, and a v1 is told apart below
     except ImportError:
         raise GpioError(
             'gpio: the gpiod module (libgpiod v2) is not installed: `pip install "gpiod>=2.1"` '

@@ -110,7 +110,7 @@ class EvdevSystem:
     """The real one, through python-evdev (Debian's python3-evdev on the Pi)."""
 
     def paths(self) -> list[str]:
-        import evdev
+        import evdev  # the kernel's input devices: only when USB buttons are used
 
         return sorted(evdev.list_devices(), key=_event_number)
 
@@ -124,7 +124,7 @@ class EvdevSystem:
         return out
 
     def open(self, path: str) -> InputDeviceLike:
-        import evdev
+        import evdev  # as above
 
         return evdev.InputDevice(path)  # type: ignore[return-value]
 
@@ -156,7 +156,7 @@ def key_code(value: Any) -> int:
         raise ValueError(f"key code {value} is not a key: 1 to {KEY_MAX}")
     if not isinstance(value, str):
         raise ValueError(f"a key is a name like BTN_TRIGGER or KEY_A, or a code, not {value!r}")
-    from evdev import ecodes
+    from evdev import ecodes  # key names: only when a wiring names a key
 
     code = ecodes.ecodes.get(value.strip().upper())
     if code is None or not value.strip().upper().startswith(("KEY_", "BTN_")):
@@ -167,7 +167,7 @@ def key_code(value: Any) -> int:
 def key_name(code: int) -> str:
     """The code's name for people (`BTN_TRIGGER`), or its number if it has none."""
     try:
-        from evdev import ecodes
+        from evdev import ecodes  # as above
     except ImportError:  # pragma: no cover - evdev is a dependency on Linux
         return str(code)
     name = ecodes.KEY.get(code) or ecodes.BTN.get(code)

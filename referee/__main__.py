@@ -7,7 +7,7 @@ stop_request.install()
 
 
 def main() -> int:
-    from referee.cli.main import main as cli_main
+    from referee.cli.main import main as cli_main  # after the stop handler is installed (see the docstring)
 
     return cli_main()
 

@@ -143,12 +143,13 @@ class CameraStage:
     frame that showed it at rest has been read."""
 
     def __init__(self, players: int, seed: int) -> None:
-        import numpy as np  # numpy and cv2: only for a table with the camera
+        # numpy and OpenCV only for a table with the camera
+        import numpy as np
 
-        from referee.vision.recogniser import Recogniser
+        from referee.vision.recogniser import Recogniser  # the eyes, and the camera below: OpenCV
         from referee.vision.watcher import PileWatcher
 
-        from .table_camera import TableCamera
+        from .table_camera import TableCamera  # as above
 
         self.camera = TableCamera(players, np.random.default_rng(seed))
         self.frames: list[Callable[[Any], Any]] = []  # told every frame rendered (the replay's ring)

@@ -1,38 +1,18 @@
-"""The simulator's demo, bots and renderer stay in short functions, and the games stay put.
-
-Issue 20 asks for no function over about 60 lines in the code it touches: these modules were
-cut into helpers without a change of behaviour. The pictures are checked by test_render.py,
-test_table_camera.py, test_glyphs.py and the kiosk's and guide's picture tests; the bots'
-games are pinned here, by digest, as the demo writes them as a table script with rulings.
+"""The bots' games stay put: the simulator's demo, bots and renderer were cut into short
+functions (issue 20; tests/test_code_shape.py checks every function's length) without a change
+of behaviour. The pictures are checked by test_render.py, test_table_camera.py, test_glyphs.py
+and the kiosk's and guide's picture tests; the bots' games are pinned here, by digest, as the
+demo writes them as a table script with rulings.
 """
 
-import ast
 import hashlib
 import io
-from pathlib import Path
 
 import pytest
 
 from referee.sim.demo import run_demo
 
 from .test_demo import demo_args
-
-SIM = Path(__file__).resolve().parents[1] / "referee" / "sim"
-SHORT = ("demo.py", "bots.py", "render.py", "glyphs.py", "table_camera.py", "card_themes.py")
-MAX_LINES = 60  # docstring and all
-
-
-@pytest.mark.parametrize("name", SHORT)
-def test_no_function_is_over_60_lines(name):
-    tree = ast.parse((SIM / name).read_text(), name)
-    long = [
-        f"{name}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1} lines)"
-        for node in ast.walk(tree)
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-        and node.end_lineno - node.lineno + 1 > MAX_LINES
-    ]
-    assert not long
-
 
 # The table script with rulings of `referee demo --json` for these deals, as it was before the
 # demo and the bots were cut into short functions. A change to the bots' habits or the rules
