@@ -15,7 +15,7 @@ test: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
-	$(BIN)/pytest -m "not slow" -n auto
+	$(BIN)/pytest -m "not slow" -n auto --dist worksteal
 
 test-slow: $(VENV)/.installed
 	$(BIN)/pytest -m slow
