@@ -9,6 +9,7 @@ accepts a line the old one refused, reads it otherwise, or words an error differ
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import random
@@ -49,6 +50,9 @@ from bench_engine import Driver
 
 GAME = b'{"game": {"players": ["Ann", "Bob", "Cy"]}}\n'
 FIRST = b'{"t": 1000, "lay": "7H"}\n'
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 def items(reader: Callable[..., Iterator[Any]], lines: Iterable[bytes | str]) -> tuple[list[Any], str]:
@@ -347,6 +351,29 @@ def through_the_command(run: Callable[..., int], path: Path) -> tuple[str, str]:
     except UserError as e:
         return out.getvalue(), str(e)
     return out.getvalue(), ""
+
+
+def test_judging_makes_no_reference_cycles(tmp_path):
+    """`referee adjudicate` pauses the cyclic collector while it judges (refcounting frees
+    everything): true only while judging a script, questions and corrections included, leaves
+    no cycle behind. A cycle made per event would grow without bound there."""
+    import gc
+
+    scripts = [b"".join(random_script(seed)) for seed in range(40)]
+    scripts += [p.read_bytes() for p in sorted(EXAMPLES.glob("*.jsonl")) if ".rulings." not in p.name]
+    gc.collect()
+    gc.disable()
+    try:
+        for script in scripts:
+            with contextlib.suppress(ScriptError):
+                for _ in adjudicate(script.splitlines(keepends=True), "game"):
+                    pass
+            assert gc.collect() == 0
+    finally:
+        gc.enable()
+    path = tmp_path / "game.jsonl"
+    path.write_bytes(scripts[0])
+    assert gc.isenabled() and through_the_command(cli.cmd_adjudicate, path)[0] and gc.isenabled()
 
 
 def test_a_thousand_random_games_rule_byte_for_byte_as_before(tmp_path):

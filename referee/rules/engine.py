@@ -194,7 +194,7 @@ class Celtic:
                 count_out = s.count_out  # the value this lay leaves, before any award clears it
                 if count_out == 0:
                     self.start_claim(s, "counting_out", s.count_owner, t, after)  # type: ignore[arg-type]
-                elif not any(s.hands):
+                elif not hands[seat] - 1 and not any(s.hands):  # only the last card held can empty them
                     owner = s.count_owner if count_out is not None else seat
                     self.start_claim(s, "stall", owner, t, after)  # type: ignore[arg-type]
                 else:

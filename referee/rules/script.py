@@ -353,6 +353,14 @@ def adjudicate(lines: Iterable[bytes | str], source: str = "-") -> Iterator[Ruli
     Raises ScriptError (`source:LINE: what`) at the first bad line; every ruling
     yielded before it stands.
     """
+    for batch in adjudicate_batches(lines, source):
+        yield from batch
+
+
+def adjudicate_batches(lines: Iterable[bytes | str], source: str = "-") -> Iterator[list[Ruling]]:
+    """`adjudicate`'s rulings, an event's at a time: one resumption per event, not per ruling
+    (`referee adjudicate` writes a long game in blocks). A batch is only good until the next
+    is asked for: the list is used again."""
     items = read_script(lines, source)
     start: State = next(items)[1]  # type: ignore[assignment]
     # While no question is open, `questions.take` comes down to one engine step and one more
@@ -396,11 +404,11 @@ def adjudicate(lines: Iterable[bytes | str], source: str = "-") -> Iterator[Ruli
         except (IllegalEvent, NothingToName) as e:
             raise ScriptError(f"{source}:{lineno}: {e}") from None
         if rulings:
-            yield from rulings
+            yield rulings
     if judging is None:
         judging = Judging(table)  # no question open: the end needs no history
     try:
-        yield from end(judging)[1]
+        yield end(judging)[1]
     except ValueError:
         first = judging.open[0]
         line = lays.get(first.t, lineno)
