@@ -9,43 +9,27 @@ start-up (docs/calibration.md).
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import Any, TextIO
 
 
-def cmd_calibrate_all(args: argparse.Namespace, out: TextIO) -> int:
-    from .calibrate_run import calibrate_all  # numpy, OpenCV, the pins: when calibrating only
+def _runs(name: str) -> Callable[[argparse.Namespace, TextIO], int]:
+    """The command that runs calibrate_run's `name`, imported only when it runs."""
 
-    return calibrate_all(args, out)
+    def run(args: argparse.Namespace, out: TextIO) -> int:
+        from . import calibrate_run  # numpy, OpenCV, the pins: when calibrating only
 
+        return getattr(calibrate_run, name)(args, out)
 
-def cmd_calibrate_deck(args: argparse.Namespace, out: TextIO) -> int:
-    from .calibrate_run import calibrate_deck  # numpy, OpenCV, the pins: when calibrating only
-
-    return calibrate_deck(args, out)
-
-
-def cmd_calibrate_seats(args: argparse.Namespace, out: TextIO) -> int:
-    from .calibrate_run import calibrate_seats  # numpy, OpenCV, the pins: when calibrating only
-
-    return calibrate_seats(args, out)
+    return run
 
 
-def cmd_calibrate_camera(args: argparse.Namespace, out: TextIO) -> int:
-    from .calibrate_run import calibrate_camera  # numpy, OpenCV, the pins: when calibrating only
-
-    return calibrate_camera(args, out)
-
-
-def cmd_calibrate_check(args: argparse.Namespace, out: TextIO) -> int:
-    from .calibrate_run import calibrate_check  # numpy, OpenCV, the pins: when calibrating only
-
-    return calibrate_check(args, out)
-
-
-def cmd_calibrate_buttons(args: argparse.Namespace, out: TextIO) -> int:
-    from .calibrate_run import calibrate_buttons  # numpy, OpenCV, the pins: when calibrating only
-
-    return calibrate_buttons(args, out)
+cmd_calibrate_all = _runs("calibrate_all")
+cmd_calibrate_deck = _runs("calibrate_deck")
+cmd_calibrate_seats = _runs("calibrate_seats")
+cmd_calibrate_camera = _runs("calibrate_camera")
+cmd_calibrate_check = _runs("calibrate_check")
+cmd_calibrate_buttons = _runs("calibrate_buttons")
 
 
 def _source_options(parser: Any, required: bool = True) -> None:
