@@ -13,6 +13,7 @@ import pytest
 from referee.cards import parse_card
 from referee.sim import render
 from referee.sim.card_themes import available_themes, theme_cards
+from referee.vision import outline
 from referee.vision.outline import (
     _ALONG,
     _LINES,
@@ -392,3 +393,55 @@ def test_three_whole_sides_and_a_cards_margin_hold_below_the_straight_sides_bar(
     assert not _holds(outline(0.68, margin=False), _LINES)  # a box of a cloth's lines has no margin
     assert not _holds(outline(0.5, margin=True), _LINES)  # the fourth side under 60 % there
     assert not _holds(outline(0.68, margin=True, third=0.9), _LINES)  # two sides short
+
+
+def test_a_pair_on_a_fine_wood_grain_is_found_by_the_papers_outline(monkeypatch):
+    # A wood grain seen from further off (drawn at 1.5 times, shrunk as a tilted camera's warp
+    # does): its edges are as strong as the cards' and crowd their sides out of the edge map, so
+    # neither the edge contours nor the line search find the top card. The paper's own outline
+    # (the two cards' blob) still has its straight sides and corners.
+    rng = np.random.default_rng(9)
+    a, d, t = rng.uniform(0, 360), rng.uniform(0.35, 0.8) * 160, rng.uniform(0, 6.28)
+    placed = [
+        render.Placement(parse_card("AH"), 640 + d * math.cos(t), 360 + d * math.sin(t), a, 160),
+        render.Placement(parse_card("6D"), 640, 360, rng.uniform(0, 360), 160),
+    ]
+    big = [render.Placement(p.card, p.x * 1.5, p.y * 1.5, p.angle, p.width * 1.5) for p in placed]
+    frame = render.render_pile(big, "wood", rng, size=(1920, 1080), **CAMERA)
+    frame = cv2.resize(frame, (1280, 720), interpolation=cv2.INTER_LINEAR)
+    quad = find_top_card(frame)
+    assert quad is not None and np.abs(quad.mean(axis=0) - (640, 360)).max() < 6
+    monkeypatch.setattr(outline, "_blob_edges", lambda paper: np.zeros_like(paper))
+    missed = find_top_card(frame)
+    assert missed is None or np.abs(missed.mean(axis=0) - (640, 360)).max() >= 6
+
+
+def _gingham(square: int = 20) -> np.ndarray:
+    # Orange and grey-white squares exactly as bright as each other: alike in grey, not in colour.
+    orange = np.array([40, 140, 235], np.float32)
+    grey = float(orange @ np.array([0.114, 0.587, 0.299], np.float32))
+    cloth = np.empty((480, 640, 3), np.uint8)
+    yy, xx = np.mgrid[:480, :640]
+    odd = ((yy // square + xx // square) % 2).astype(bool)
+    cloth[odd] = orange.astype(np.uint8)
+    cloth[~odd] = np.uint8(round(grey))
+    return cloth
+
+
+def test_a_box_of_a_gingham_s_lines_has_no_card_margin_though_its_squares_are_equally_bright():
+    cloth = _gingham()
+    box = np.array([[200, 100], [340, 100], [340, 300], [200, 300]], np.float32)  # on its lines
+    assert outline._paper_rim(cloth, box) < outline._RIM
+    # A card on it: its margin is even.
+    card = cloth.copy()
+    cv2.rectangle(card, (210, 110), (330, 290), (235, 240, 240), -1)
+    edge = np.array([[210, 110], [330, 110], [330, 290], [210, 290]], np.float32)
+    assert outline._paper_rim(card, edge) >= outline._RIM
+
+
+def test_a_gingham_line_is_even_on_neither_side_in_colour():
+    cloth = cv2.GaussianBlur(_gingham(), (5, 5), 0)
+    line = (0.0, 100.0, 40.0, 600.0)  # along y = 100 (angle 0: rho is the offset across)
+    assert not outline._one_side_even(cloth, *line)
+    # In grey its squares are alike, and it looked like a card's margin.
+    assert outline._one_side_even(cv2.cvtColor(cloth, cv2.COLOR_BGR2GRAY), *line)

@@ -177,13 +177,23 @@ def _candidates(binary: np.ndarray, scale: float, mode: int, grow: float = 0.0) 
     return out
 
 
-def _rough(small: np.ndarray, scale: float) -> tuple[list[np.ndarray], np.ndarray | None, np.ndarray]:
-    """Card-like rectangles on the small copy, the likeliest first (at most _KEEP), its edges and
-    its blurred grey levels."""
+class _Rough(NamedTuple):
+    """What the small copy of a frame gives the search (see _rough)."""
+
+    boxes: list[np.ndarray]  # card-like rectangles, the likeliest first
+    edges: np.ndarray | None  # Canny edges (None: a flat frame)
+    light: np.ndarray  # blurred grey levels
+    paper: np.ndarray | None  # bright and far from the table's colour: the cards' bodies
+    colour: np.ndarray | None  # the small copy blurred as `light` is, in colour
+
+
+def _rough(small: np.ndarray, scale: float) -> _Rough:
+    """Card-like rectangles on the small copy, the likeliest first (at most _KEEP), its edges, its
+    blurred grey levels and its paper."""
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     light = cv2.GaussianBlur(grey, (5, 5), 0)
     if int(light.max()) - int(light.min()) < 20:
-        return [], None, light  # a flat frame: black, burnt out, or a bare table
+        return _Rough([], None, light, None, None)  # a flat frame: black, burnt out, or a bare table
     # Edges: thresholds from the gradient's own spread, so faint light-on-light outlines count.
     gx = cv2.Sobel(light, cv2.CV_16S, 1, 0)
     gy = cv2.Sobel(light, cv2.CV_16S, 0, 1)
@@ -222,7 +232,17 @@ def _rough(small: np.ndarray, scale: float) -> tuple[list[np.ndarray], np.ndarra
     if k >= 7:
         opened = cv2.morphologyEx(cut, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
         cands += _candidates(opened, scale, cv2.RETR_EXTERNAL, grow=2.0)
-    return _likeliest(cands, edges), edges, light
+    colour = cv2.GaussianBlur(small, (5, 5), 0)
+    return _Rough(_likeliest(cands, edges), edges, light, paper, colour)
+
+
+def _blob_edges(paper: np.ndarray) -> np.ndarray:
+    """The outline of the paper's blobs, as edges. On a wood grain or a busy cloth the table's own
+    edges are as strong as a card's and crowd its sides out of the line search; the paper's
+    outline is the cards' alone (two overlapping cards make one blob, whose straight sides and
+    corners are still the cards')."""
+    closed = cv2.morphologyEx(paper, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    return cv2.morphologyEx(closed, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
 
 
 def _likeliest(cands: list[np.ndarray], edges: np.ndarray, keep_n: int = _KEEP) -> list[np.ndarray]:
@@ -244,19 +264,22 @@ def _likeliest(cands: list[np.ndarray], edges: np.ndarray, keep_n: int = _KEEP) 
 
 
 def _one_side_even(light: np.ndarray, ang: float, rho: float, t0: float, t1: float) -> bool:
-    """Whether the grey levels just to one side of the line are even all along it, as a card's
-    margin is beside its edge; a check cloth's lines have squares of two shades on each side."""
+    """Whether the colours just to one side of the line are even all along it, as a card's margin
+    is beside its edge; a check cloth's lines have squares of two shades on each side. `light`:
+    the blurred frame, in colour (a gingham's orange and white squares can be as bright as each
+    other) or grey."""
     u = np.array([np.cos(ang), np.sin(ang)], np.float32)
     n = np.array([-u[1], u[0]], np.float32)
     t = np.linspace(t0 + 0.1 * (t1 - t0), t1 - 0.1 * (t1 - t0), 12, dtype=np.float32)[:, None]
-    h, w = light.shape
+    h, w = light.shape[:2]
     for side in (3.0, -3.0, 6.0, -6.0):
         p = np.round(rho * n + t * u + side * n).astype(int)
         p[:, 0] = p[:, 0].clip(0, w - 1)
         p[:, 1] = p[:, 1].clip(0, h - 1)
-        grey = light[p[:, 1], p[:, 0]].astype(np.float32)
-        med = float(np.median(grey))
-        if np.mean(np.abs(grey - med) <= 0.12 * med + 8.0) >= 0.9:
+        seen = light[p[:, 1], p[:, 0]].astype(np.float32).reshape(len(p), -1)
+        med = np.median(seen, axis=0)
+        bright = float(med @ _GREY) if seen.shape[1] == 3 else float(med[0])
+        if np.mean(np.abs(seen - med).max(axis=1) <= 0.12 * bright + 8.0) >= 0.9:
             return True
     return False
 
@@ -295,10 +318,15 @@ def _facing(to: float, ang: float, rho: float, t0: float, t1: float) -> tuple[fl
 
 
 def _line_seeds(
-    edges: np.ndarray, light: np.ndarray, scale: float, aspect: float | None = None
+    edges: np.ndarray,
+    light: np.ndarray,
+    scale: float,
+    aspect: float | None = None,
+    colour: np.ndarray | None = None,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Rectangles between pairs of long parallel edge lines a card's width or length apart, and
-    from two square sides meeting at a corner."""
+    from two square sides meeting at a corner. `colour`: the blurred frame in colour, for telling
+    a check cloth's lines (see below); else the grey `light` is used."""
     lo = MIN_WIDTH * scale
     segs = cv2.HoughLinesP(edges, 1, np.pi / 180, int(0.25 * lo), minLineLength=0.3 * lo, maxLineGap=_GAP)
     if segs is None:
@@ -321,16 +349,8 @@ def _line_seeds(
                 break
         else:
             lines.append([ang, rho, t0, t1])
-    lines = [ln for ln in lines if ln[3] - ln[2] >= 0.5 * lo]
-    # A check cloth's lines crowd out the cards' sides, and any two of them make a box. They come
-    # in families of many parallel lines: of those, only lines with something even along one
-    # side (a card's margin, a plain table) are kept. A court card's side between two pictures
-    # is not even, but it has few parallels.
-    angles = np.array([ln[0] for ln in lines])
-    diff = np.abs(angles[:, None] - angles[None, :])
-    parallels = (np.minimum(diff, np.pi - diff) < 0.035).sum(axis=1) - 1
-    keep = [k < _FAMILY or _one_side_even(light, *ln) for ln, k in zip(lines, parallels, strict=True)]
-    lines = [ln for ln, ok in zip(lines, keep, strict=True) if ok][:40]
+    long_ = [ln for ln in lines if ln[3] - ln[2] >= 0.5 * lo]
+    lines = _cloth_free(long_, light if colour is None else colour)
     out = []
     for i, (ang, rho, a1, b1) in enumerate(lines):
         for line in lines[i + 1 :]:
@@ -350,6 +370,19 @@ def _line_seeds(
             p0, p1 = rho * n + t0 * u, rho * n + t1 * u
             out.append(np.array([p0, p1, p1 + gap * n, p0 + gap * n], np.float32))
     return out, _corner_seeds(lines, scale, aspect)
+
+
+def _cloth_free(lines: list[list[float]], even: np.ndarray) -> list[list[float]]:
+    """The lines (angle, offset, extent) that are not a check cloth's, at most 40. A check cloth's
+    lines crowd out the cards' sides, and any two of them make a box. They come in families of
+    many parallel lines: of those, only lines with something even along one side (a card's
+    margin, a plain table) are kept. A court card's side between two pictures is not even, but
+    it has few parallels. `even`: the blurred frame the evenness is judged on."""
+    angles = np.array([ln[0] for ln in lines])
+    diff = np.abs(angles[:, None] - angles[None, :])
+    parallels = (np.minimum(diff, np.pi - diff) < 0.035).sum(axis=1) - 1
+    keep = [k < _FAMILY or _one_side_even(even, *ln) for ln, k in zip(lines, parallels, strict=True)]
+    return [ln for ln, ok in zip(lines, keep, strict=True) if ok][:40]
 
 
 def _corner_seeds(lines: list[list[float]], scale: float, aspect: float | None = None) -> list[np.ndarray]:
@@ -633,17 +666,20 @@ def _off_frame(quad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 def _paper_rim(image: np.ndarray, quad: np.ndarray) -> float:
     """The share of a strip just inside the quad's sides that is even, like a card's margin
-    (each sample within 12 % of its side's median): a box of a check or stripes crosses them."""
+    (each sample within 12 % of its side's median brightness, in every colour): a box of a check
+    or stripes crosses them. In colour: a gingham's orange and white squares can be as bright
+    as each other, and a box of its lines looked even in grey."""
     centre = quad.mean(axis=0)
     inner = centre + (quad - centre) * 0.95
     t = _spaced(0.2, 0.8, 16)[None, :, None]
     pts = (inner[:, None, :] + t * (inner[_NEXT] - inner)[:, None, :]).reshape(1, -1, 2)
-    grey = cv2.remap(image, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    grey = grey.reshape(4, -1, 3).astype(np.float32) @ _GREY
+    rim = cv2.remap(image, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    rim = rim.reshape(4, -1, 3).astype(np.float32)
     # The median of each side's 16 samples, as np.median takes it (the two middle ones' mean).
-    part = np.partition(grey, (7, 8), axis=1)
-    med = (part[:, 7:8] + part[:, 8:9]) / 2
-    return float(np.mean(np.abs(grey - med) <= 0.12 * np.maximum(med, 20.0)))
+    part = np.partition(rim, (7, 8), axis=1)
+    med = (part[:, 7:8] + part[:, 8:9]) / 2  # (4, 1, 3)
+    bright = np.maximum(med @ _GREY, 20.0)  # (4, 1)
+    return float(np.mean(np.abs(rim - med).max(axis=2) <= 0.12 * bright))
 
 
 def _runs_on(image: np.ndarray, quad: np.ndarray) -> float:
@@ -824,17 +860,24 @@ def _search(
     small = cv2.resize(image, (w // k, h // k), interpolation=cv2.INTER_AREA) if k > 1 else image
     scale = small.shape[1] / w
     look = _Look(image, scale, int(max(20, round(16 / scale))), aspect, tilted, mask)
-    boxes, edges, light = _rough(small, scale)
-    _refine_boxes(look, boxes, scored)
+    rough = _rough(small, scale)
+    edges, light = rough.edges, rough.light
+    _refine_boxes(look, rough.boxes, scored)
     if edges is not None:
         # Outlines broken into the pictures or the cards round them (a court picture that runs to
         # the card's edge): pairs of straight sides too. They find more junk (a picture's frame,
         # the end of a card underneath): only sure ones, and the full-sized card on top wins.
-        pairs, corners = _line_seeds(edges, light, scale, aspect)
+        pairs, corners = _line_seeds(edges, light, scale, aspect, rough.colour)
         _refine_boxes(look, _likeliest(pairs, edges), scored, _LINES)
         # Boxes from corners cost as much again: only while no card with a card's margin is found.
         if not any(q.support >= _LINES and q.margin for q in scored):
             _refine_boxes(look, _likeliest(corners, edges, _CORNERS), scored, _LINES)
+        # Still none: the straight sides of the paper's outline (a wood grain's edges drown the
+        # cards' in the edge map).
+        if rough.paper is not None and not any(q.support >= _LINES and q.margin for q in scored):
+            blob = _blob_edges(rough.paper)
+            pairs, corners = _line_seeds(blob, light, scale, aspect, rough.colour)
+            _refine_boxes(look, _likeliest(pairs + corners, blob, _KEEP), scored, _LINES)
     return _pick(scored, length, aspect)
 
 
@@ -906,11 +949,16 @@ def outline_candidates(
     small = cv2.resize(image, (w // k, h // k), interpolation=cv2.INTER_AREA) if k > 1 else image
     scale = small.shape[1] / w
     reach = int(max(20, round(16 / scale)))
-    rough, edges, light = _rough(small, scale)
-    seeds = [np.asarray(b, np.float32) * scale for b in boxes] + rough
+    rough = _rough(small, scale)
+    edges, light = rough.edges, rough.light
+    seeds = [np.asarray(b, np.float32) * scale for b in boxes] + rough.boxes
     if edges is not None:
-        pairs, corners = _line_seeds(edges, light, scale)
+        pairs, corners = _line_seeds(edges, light, scale, colour=rough.colour)
         seeds += [*_likeliest(pairs, edges, limit), *_likeliest(corners, edges, limit)]
+    if rough.paper is not None:
+        blob = _blob_edges(rough.paper)
+        pairs, corners = _line_seeds(blob, light, scale, colour=rough.colour)
+        seeds += _likeliest(pairs + corners, blob, limit)
     found: list[_Quad] = []
     for box in seeds:
         for tilted in (False, True):
