@@ -588,8 +588,9 @@ def test_the_outlines_of_a_still_photo_leave_out_a_card_lying_under_another():
     assert not any(np.abs(c - (250, 200)).max() < 10 for c in centres)
 
 
-def test_two_cards_apart_each_read_surely_are_asked_not_guessed():
-    # Two whole cards side by side: which is the pile's? A still photo can't say: the table is asked.
+def test_two_cards_apart_each_read_surely_are_asked_not_guessed(monkeypatch):
+    # Two whole cards side by side: which is the pile's? A still photo can't say: the table is
+    # asked, with no card offered (without the outline model's marks to tell them apart).
     rng = np.random.default_rng(6)
     placed = [
         render.Placement(parse_card("KS"), 170, 240, 5, 170),
@@ -597,7 +598,13 @@ def test_two_cards_apart_each_read_surely_are_asked_not_guessed():
     ]
     frame = render.render_pile(placed, "green_cloth", rng, size=(640, 480), **CAMERA)
     assert len(recognise.outline_candidates(frame)) >= 2
-    assert Recogniser()._among_outlines(frame) is None  # without the outline model's marks
+    read = Recogniser()._among_outlines(frame)
+    assert {r.card.code for r, _ in read if r.sure} == {"KS", "4D"}
+    assert recognise._likeliest_top(read) is None
+    monkeypatch.setattr(recognise.outline_model, "cover", lambda image: None)
+    monkeypatch.setattr(recognise, "find_top_card", lambda *a, **k: None)
+    monkeypatch.setattr(recognise, "change_outline", lambda *a, **k: (None, False))
+    assert Recogniser().recognise(frame, thorough=True).card is None
 
 
 @pytest.mark.parametrize(("code", "at"), [("KS", 170), ("4D", 470)])
@@ -610,7 +617,9 @@ def test_a_still_photo_guesses_the_outline_lying_best_on_the_outline_models_mark
         render.Placement(parse_card("4D"), 470, 240, -5, 170),
     ]
     frame = render.render_pile(placed, "green_cloth", rng, size=(640, 480), **CAMERA)
-    quad = next(q for q in recognise.outline_candidates(frame) if abs(q.mean(axis=0)[0] - at) < 10)
+    # The marks on the outline nearest the card's own centre (a court card also has boxes round
+    # parts of its picture).
+    quad = min(recognise.outline_candidates(frame), key=lambda q: np.abs(q.mean(axis=0) - (at, 240)).sum())
     factor = outline_model.INPUT_WIDTH / 640 / outline_model.OUT_STRIDE
     marks = (outline_model._filled(quad, factor, (round(480 * factor), round(640 * factor))), factor)
     monkeypatch.setattr(recognise.outline_model, "cover", lambda image: marks)
@@ -625,19 +634,45 @@ def test_a_still_photo_guesses_the_outline_lying_best_on_the_outline_models_mark
     assert Recogniser().recognise(frame, thorough=True).card is None
 
 
-def test_an_outline_read_surely_that_disagrees_with_the_picked_ones_unsure_card_is_asked(monkeypatch):
-    # The picked outline read 8H, unsurely; another outline reads 7H surely (the card under the top
-    # one, whose own outline was missed?): the evidence disagrees, so the reading stays unsure.
+def test_an_outline_read_surely_beats_the_picked_ones_unsure_card_as_the_guess(monkeypatch):
+    # The picked outline read 8H, unsurely; another outline reads 7H surely, both its corners
+    # naming it: that outline lies on a card with both ends in sight, and its card is the better
+    # guess (tuning scenes: 611 of 660 right, against 597 when the picked outline's card stood).
+    # Still a guess: the table is asked.
     rng = np.random.default_rng(3)
     frame = single(parse_card("7H"), rng, angle=23, width=200, **CAMERA)
     unsure = Reading(parse_card("8H"), 0.6, np.zeros((4, 2), np.float32), (("8H", -0.5),), False, False)
     monkeypatch.setattr(Recogniser, "_recognise_level", lambda self, *a, **k: unsure)
     reading = Recogniser().recognise(frame, thorough=True)
-    assert reading.card == parse_card("8H") and not reading.sure
-    # Had the picked outline read no card, the card read elsewhere would be the guess.
+    assert reading.card == parse_card("7H") and not reading.sure
+    # Had the picked outline read no card, the card read elsewhere would be the guess too.
     monkeypatch.setattr(Recogniser, "_recognise_level", lambda self, *a, **k: Reading(None, 0.0))
     reading = Recogniser().recognise(frame, thorough=True)
     assert reading.card == parse_card("7H") and not reading.sure
+
+
+def _read(code, confidence, sure=False, agree=False):
+    quad = np.zeros((4, 2), np.float32)
+    return Reading(parse_card(code), confidence, quad, ((code, 0.0),), sure, agree)
+
+
+def test_the_guess_weighs_evidence_then_the_marks_then_the_odds():
+    likeliest = recognise._likeliest_top
+    assert likeliest([]) is None
+    # Both corners agreeing beats a likelier card read from one corner.
+    assert likeliest([(_read("8H", 0.98), 0.9), (_read("7H", 0.95, agree=True), 0.1)]).card.code == "7H"
+    # Sure beats both corners agreeing at SURE.
+    assert (
+        likeliest([(_read("8H", 0.95, agree=True), 0.9), (_read("7H", 0.999, True, True), 0.1)]).card.code
+        == "7H"
+    )
+    # Alike in evidence: the one on the marks, then the likelier.
+    assert likeliest([(_read("8H", 0.8), 0.2), (_read("7H", 0.6), 0.6)]).card.code == "7H"
+    assert likeliest([(_read("8H", 0.8), 0.6), (_read("7H", 0.6), 0.6)]).card.code == "8H"
+    # Two cards read surely, neither on the marks: no guess; one of them on the marks: that one.
+    rivals = [(_read("8H", 0.999, True, True), 0.1), (_read("7H", 0.999, True, True), 0.2)]
+    assert likeliest(rivals) is None
+    assert likeliest([*rivals[:1], (rivals[1][0], 0.7)]).card.code == "7H"
 
 
 def test_a_level_read_only_because_a_photo_is_read_thoroughly_gives_a_guess_never_sure(monkeypatch):
@@ -654,7 +689,7 @@ def test_a_level_read_only_because_a_photo_is_read_thoroughly_gives_a_guess_neve
         itertools.repeat(Reading(None, 0.0)),  # the smaller levels find nothing
     )
     monkeypatch.setattr(Recogniser, "_recognise_level", lambda self, *a, **k: next(levels))
-    monkeypatch.setattr(Recogniser, "_among_outlines", lambda self, *a, **k: None)
+    monkeypatch.setattr(Recogniser, "_among_outlines", lambda self, *a, **k: [])
     reading = Recogniser().recognise(frame, thorough=True)
     assert reading.card == parse_card("7H") and not reading.sure
 
