@@ -445,3 +445,21 @@ def test_a_gingham_line_is_even_on_neither_side_in_colour():
     assert not outline._one_side_even(cloth, *line)
     # In grey its squares are alike, and it looked like a card's margin.
     assert outline._one_side_even(cv2.cvtColor(cloth, cv2.COLOR_BGR2GRAY), *line)
+
+
+def test_a_quad_with_its_fourth_side_missing_is_completed_at_each_card_shape():
+    # Three sides whole, the fourth with no step at all (white on the white card under it): a
+    # still photo's outlines include it completed at each card length from its opposite side.
+    quad = np.array([[100, 100], [220, 100], [220, 260], [100, 260]], np.float32)  # side 2 is astray
+    whole = np.ones((4, _ALONG), bool)
+    whole[2] = False
+    found = _Quad(0.0, quad, np.zeros((4 * _ALONG, 2), np.float32), whole.ravel(), True)
+    done = outline._three_sided(found)
+    assert done
+    for q in done:
+        assert np.allclose(q.quad[:2], quad[:2])  # the side opposite the missing one stays
+        assert q.whole.reshape(4, -1)[2].sum() == 0  # and the completed side is not called whole
+        assert 1.3 < aspect_of(q.quad) < 1.6
+    # Two sides missing: no card to complete.
+    whole[1] = False
+    assert outline._three_sided(found._replace(whole=whole.ravel())) == []

@@ -963,14 +963,52 @@ def outline_candidates(
     for box in seeds:
         for tilted in (False, True):
             got = _refined(image, box / scale, (reach, reach), tilted=tilted)
-            if got is None or got.support < _WHOLE:
+            if got is None:
                 continue
-            got = got._replace(quad=order_quad(got.quad))
-            if all(np.abs(got.quad - q.quad).max() > 2.0 for q in found):
-                found.append(got)
+            for one in [got] if got.support >= _WHOLE else _three_sided(got, tilted):
+                one = one._replace(quad=order_quad(one.quad))
+                if all(np.abs(one.quad - q.quad).max() > 2.0 for q in found):
+                    found.append(one)
     found.sort(key=lambda q: -q.support)
     # A card partly under another is whole where it shows, and reads as surely as the top one.
     return [q.quad for q in found if not any(_above(o, q) for o in found if o is not q)]
+
+
+def _three_sided(found: _Quad, tilted: bool = False) -> list[_Quad]:
+    """A refined quad with three sides whole and the fourth not there at all, completed at each
+    card shape (`_LENGTHS`) from its opposite side: the top card of a pair whose fourth side lies
+    white on the white card under it, with no step in the grey levels to fit (a still photo's
+    outlines only: the reading chooses among them, and both corners must agree for its outline to
+    count). The fourth side is marked as not whole."""
+    whole = found.whole.reshape(4, -1)
+    sides = whole.mean(axis=1)
+    order = np.argsort(sides)
+    if sides[order[1]] < 0.9 or sides[order[0]] >= _SIDE:
+        return []
+    i = int(order[0])
+    j = (i + 2) % 4  # the opposite side, from corner j to j + 1
+    quad = found.quad
+    a, b = quad[j], quad[(j + 1) % 4]
+    d = b - a
+    across = max(float(np.linalg.norm(d)), 1e-6)
+    n = np.array([d[1], -d[0]], np.float32) / across
+    if np.dot(n, quad.mean(axis=0) - (a + b) / 2) < 0:
+        n = -n  # towards the missing side
+    t = _spaced(0.1, 0.9, whole.shape[1])[None, :, None]
+    out = []
+    for ratio in _LENGTHS:
+        for dist in (across * ratio, across / ratio):
+            moved = quad.copy()
+            moved[(j + 2) % 4] = b + dist * n
+            moved[(j + 3) % 4] = a + dist * n
+            if not _quad_ok(moved, tilted):
+                continue
+            points = moved[:, None, :] + t * (moved[_NEXT] - moved)[:, None, :]
+            marked = whole.copy()
+            marked[i] = False
+            support = float(marked.mean())
+            out.append(_Quad(support, moved, points.reshape(-1, 2), marked.ravel(), found.margin))
+    return out
 
 
 def _hint_box(hint_mask: np.ndarray) -> tuple[np.ndarray, tuple[int, int, int, int]] | None:
