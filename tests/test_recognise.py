@@ -704,3 +704,35 @@ def test_an_index_across_the_top_is_read_but_never_sure(recogniser, code):
         frame = single(card, rng, angle=angle, width=200, style=render.STYLES["modern"], **CAMERA)
         reading = recogniser.recognise(frame)
         assert reading.card is card and not reading.sure
+
+
+@pytest.mark.parametrize(("agreement", "guessed"), [(0.1, False), (0.3, False), (0.6, True)])
+def test_a_refused_top_card_stands_unless_the_marks_name_another_outline(monkeypatch, agreement, guessed):
+    # The first outline's index is no card of the deck (a Dutch B): refused. Another outline reads
+    # 7H surely, both corners agreeing (a card under it, whole where it shows?): only when the
+    # outline model marks that outline as the top card's is 7H the guess.
+    rng = np.random.default_rng(3)
+    frame = single(parse_card("7H"), rng, angle=23, width=200, **CAMERA)
+    quad = np.zeros((4, 2), np.float32)
+    refused = Reading(None, 0.2, quad, (("?", -0.1), ("8S", -2.0)))
+    monkeypatch.setattr(Recogniser, "_recognise_level", lambda self, *a, **k: refused)
+    marks = (np.zeros((8, 8), np.float32), 1.0)
+    monkeypatch.setattr(recognise.outline_model, "cover", lambda image: marks)
+    other = Reading(parse_card("7H"), 0.999, quad, (("7H", -0.001),), True, True)
+    monkeypatch.setattr(Recogniser, "_among_outlines", lambda self, *a, **k: [(other, agreement)])
+    reading = Recogniser().recognise(frame, thorough=True)
+    assert (reading.card == parse_card("7H")) is guessed and not reading.sure
+
+
+def test_an_outline_off_the_marks_is_no_guess(monkeypatch):
+    # Nothing read first; the only card read lies off the outline model's marks (a card beside the
+    # pile): no guess, the table is asked with no card offered.
+    rng = np.random.default_rng(3)
+    frame = single(parse_card("7H"), rng, angle=23, width=200, **CAMERA)
+    monkeypatch.setattr(Recogniser, "_recognise_level", lambda self, *a, **k: Reading(None, 0.0))
+    monkeypatch.setattr(recognise.outline_model, "cover", lambda image: (np.zeros((8, 8), np.float32), 1.0))
+    other = Reading(parse_card("7H"), 0.999, np.zeros((4, 2), np.float32), (("7H", 0.0),), True, True)
+    monkeypatch.setattr(Recogniser, "_among_outlines", lambda self, *a, **k: [(other, 0.1)])
+    assert Recogniser().recognise(frame, thorough=True).card is None
+    monkeypatch.setattr(Recogniser, "_among_outlines", lambda self, *a, **k: [(other, 0.3)])
+    assert Recogniser().recognise(frame, thorough=True).card == parse_card("7H")
