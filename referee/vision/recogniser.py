@@ -513,26 +513,32 @@ class Recogniser:
         # The surest card of those read: sure first, then likelier.
         best = max(tried, key=lambda r: (r.card is not None, r.sure, r.confidence))
         if thorough and not best.sure:
-            marks = outline_model.cover(image)
-            pool = [(r, _agreement(marks, r.quad)) for r in tried if r.card is not None]
-            pool += self._among_outlines(image, marks)
-            if marks is not None:
-                # Off the marks, an outline is a card beside or under the top one: no guess
-                # (tuning scenes: 923 of 990 right, against 924 with them; held out, a card
-                # under a refused one was guessed).
-                pool = [(r, a) for r, a in pool if a >= GUESS_LEAST]
-            if any(_refused(r) for r in tried):
-                # The card found first has an index of no card of this deck (a Dutch B, a joker in
-                # a 52-card game): that stands, unless the outline model marks another outline as
-                # the top card's. Else a card under it, read on its own outline, was the guess
-                # (held out, figure e: 127 of 240 refused before this session's guess, 97 with
-                # it and without this rule, 125 with it).
-                pool = [(r, a) for r, a in pool if a >= AGREE_LEAST]
-            guess = _likeliest_top(pool)
-            if guess is not None and guess is not best:
-                best = _guess(guess)
+            best = self._guessed(image, tried, best)
         if best.card is not None and self._tops:
             self._fits.append(max(self._tops) >= FACE_FAIR)  # its picture, on the outline that fits best
+        return best
+
+    def _guessed(self, image: np.ndarray, tried: list[Reading], best: Reading) -> Reading:
+        """A still photo whose readings (`tried`, the surest `best`) are none of them sure: the
+        guess among them and every other card-like outline's reading (`_likeliest_top`)."""
+        marks = outline_model.cover(image)
+        pool = [(r, _agreement(marks, r.quad)) for r in tried if r.card is not None]
+        pool += self._among_outlines(image, marks)
+        if marks is not None:
+            # Off the marks, an outline is a card beside or under the top one: no guess
+            # (tuning scenes: 923 of 990 right, against 924 with them; held out, a card
+            # under a refused one was guessed).
+            pool = [(r, a) for r, a in pool if a >= GUESS_LEAST]
+        if any(_refused(r) for r in tried):
+            # The card found first has an index of no card of this deck (a Dutch B, a joker in
+            # a 52-card game): that stands, unless the outline model marks another outline as
+            # the top card's. Else a card under it, read on its own outline, was the guess
+            # (held out, figure e: 127 of 240 refused before this session's guess, 97 with
+            # it and without this rule, 125 with it).
+            pool = [(r, a) for r, a in pool if a >= AGREE_LEAST]
+        guess = _likeliest_top(pool)
+        if guess is not None and guess is not best:
+            best = _guess(guess)
         return best
 
     def _read_level(
