@@ -722,17 +722,3 @@ def test_a_refused_top_card_stands_unless_the_marks_name_another_outline(monkeyp
     monkeypatch.setattr(Recogniser, "_among_outlines", lambda self, *a, **k: [(other, agreement)])
     reading = Recogniser().recognise(frame, thorough=True)
     assert (reading.card == parse_card("7H")) is guessed and not reading.sure
-
-
-def test_an_outline_off_the_marks_is_no_guess(monkeypatch):
-    # Nothing read first; the only card read lies off the outline model's marks (a card beside the
-    # pile): no guess, the table is asked with no card offered.
-    rng = np.random.default_rng(3)
-    frame = single(parse_card("7H"), rng, angle=23, width=200, **CAMERA)
-    monkeypatch.setattr(Recogniser, "_recognise_level", lambda self, *a, **k: Reading(None, 0.0))
-    monkeypatch.setattr(recognise.outline_model, "cover", lambda image: (np.zeros((8, 8), np.float32), 1.0))
-    other = Reading(parse_card("7H"), 0.999, np.zeros((4, 2), np.float32), (("7H", 0.0),), True, True)
-    monkeypatch.setattr(Recogniser, "_among_outlines", lambda self, *a, **k: [(other, 0.1)])
-    assert Recogniser().recognise(frame, thorough=True).card is None
-    monkeypatch.setattr(Recogniser, "_among_outlines", lambda self, *a, **k: [(other, 0.3)])
-    assert Recogniser().recognise(frame, thorough=True).card == parse_card("7H")

@@ -238,7 +238,6 @@ def _pyramid(image: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
 
 
 AGREE_LEAST = 0.5  # an outline lying on the outline model's marks this well may be the top card's
-GUESS_LEAST = 0.2  # ... and one lying on them less than this is no guess at the top card
 
 
 _LEVELS_BOUND = range(8)  # more pyramid levels than any frame has: "no level stopped it yet"
@@ -524,11 +523,6 @@ class Recogniser:
         marks = outline_model.cover(image)
         pool = [(r, _agreement(marks, r.quad)) for r in tried if r.card is not None]
         pool += self._among_outlines(image, marks)
-        if marks is not None:
-            # Off the marks, an outline is a card beside or under the top one: no guess
-            # (tuning scenes: 923 of 990 right, against 924 with them; held out, a card
-            # under a refused one was guessed).
-            pool = [(r, a) for r, a in pool if a >= GUESS_LEAST]
         if any(_refused(r) for r in tried):
             # The card found first has an index of no card of this deck (a Dutch B, a joker in
             # a 52-card game): that stands, unless the outline model marks another outline as
