@@ -395,7 +395,7 @@ def test_three_whole_sides_and_a_cards_margin_hold_below_the_straight_sides_bar(
     assert not _holds(outline(0.68, margin=True, third=0.9), _LINES)  # two sides short
 
 
-def test_a_pair_on_a_fine_wood_grain_is_found_by_the_papers_outline(monkeypatch):
+def test_a_pair_on_a_fine_wood_grain_is_found_by_the_papers_outline():
     # A wood grain seen from further off (drawn at 1.5 times, shrunk as a tilted camera's warp
     # does): its edges are as strong as the cards' and crowd their sides out of the edge map, so
     # neither the edge contours nor the line search find the top card. The paper's own outline
@@ -411,9 +411,15 @@ def test_a_pair_on_a_fine_wood_grain_is_found_by_the_papers_outline(monkeypatch)
     frame = cv2.resize(frame, (1280, 720), interpolation=cv2.INTER_LINEAR)
     quad = find_top_card(frame)
     assert quad is not None and np.abs(quad.mean(axis=0) - (640, 360)).max() < 6
-    monkeypatch.setattr(outline, "_blob_edges", lambda paper: np.zeros_like(paper))
-    missed = find_top_card(frame)
-    assert missed is None or np.abs(missed.mean(axis=0) - (640, 360)).max() >= 6
+    # The paper's outline alone gives a box that fits onto the top card. (Whether the edge map
+    # misses it without that depends on OpenCV's Canny, which differs between versions.)
+    small = cv2.resize(frame, (640, 360), interpolation=cv2.INTER_AREA)
+    rough = outline._rough(small, 0.5)
+    blob = outline._blob_edges(rough.paper)
+    pairs, corners = _line_seeds(blob, rough.light, 0.5, colour=rough.colour)
+    fits = [outline._refined(frame, box / 0.5, (32, 32)) for box in pairs + corners]
+    on_it = [f for f in fits if f is not None and np.abs(f.quad.mean(axis=0) - (640, 360)).max() < 6]
+    assert any(f.support > 0.9 for f in on_it)
 
 
 def _gingham(square: int = 20) -> np.ndarray:
