@@ -546,6 +546,33 @@ def _fit(profiles: _Profiles, outermost: bool) -> tuple[np.ndarray | None, np.nd
 _LENGTHS = (1.36, 1.45, 1.55)  # a card's length for its width: poker 1.40, bridge 1.56
 
 
+def _opposite(quad: np.ndarray, i: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, float]:
+    """The side opposite side i: its index j (corner j to j + 1), its ends, the unit normal
+    pointing from it towards side i, and its length (the card's extent along these sides)."""
+    j = (i + 2) % 4
+    a, b = quad[j], quad[(j + 1) % 4]
+    d = b - a
+    across = float(np.linalg.norm(d))
+    n = np.array([d[1], -d[0]], np.float32) / max(across, 1e-6)
+    if np.dot(n, quad.mean(axis=0) - (a + b) / 2) < 0:
+        n = -n
+    return j, a, b, n, across
+
+
+def _moved(quad: np.ndarray, j: int, a: np.ndarray, b: np.ndarray, n: np.ndarray, dist: float) -> np.ndarray:
+    """The quad with the side facing side j (from its ends a, b, along n) put `dist` from it."""
+    moved = quad.copy()
+    moved[(j + 2) % 4] = b + dist * n
+    moved[(j + 3) % 4] = a + dist * n
+    return moved
+
+
+def _outline_points(quad: np.ndarray, along: int) -> np.ndarray:
+    """`along` points on each side of the quad, 10 % to 90 % of the way ((4 * along) x 2)."""
+    t = _spaced(0.1, 0.9, along)[None, :, None]
+    return (quad[:, None, :] + t * (quad[_NEXT] - quad)[:, None, :]).reshape(-1, 2)
+
+
 def _complete(
     image: np.ndarray,
     quad: np.ndarray,
@@ -561,13 +588,7 @@ def _complete(
     sides = whole.mean(axis=1)
     best, best_support = None, 0.0
     for i in np.argsort(sides)[:2]:
-        j = (i + 2) % 4  # the opposite side, from corner j to j + 1
-        a, b = quad[j], quad[(j + 1) % 4]
-        d = b - a
-        n = np.array([d[1], -d[0]], np.float32) / max(float(np.linalg.norm(d)), 1e-6)
-        if np.dot(n, quad.mean(axis=0) - (a + b) / 2) < 0:
-            n = -n  # towards the side being put right
-        across = float(np.linalg.norm(d))  # the card's extent along these sides
+        j, a, b, n, across = _opposite(quad, int(i))  # n: towards the side being put right
         now = float(np.dot(n, (quad[(j + 2) % 4] + quad[(j + 3) % 4]) / 2 - (a + b) / 2))
         for ratio in (aspect, *_LENGTHS) if aspect else _LENGTHS:
             if aspect and ratio != aspect and best is not None:
@@ -575,9 +596,7 @@ def _complete(
             for dist in (across * ratio, across / ratio):
                 if holds and dist > 1.1 * now:
                     continue
-                moved = quad.copy()
-                moved[(j + 2) % 4] = b + dist * n
-                moved[(j + 3) % 4] = a + dist * n
+                moved = _moved(quad, j, a, b, n, dist)
                 reach = int(0.04 * dist) + 3
                 got, _ = _refine(image, moved, (reach, reach))
                 if got is None:
@@ -642,8 +661,6 @@ def _refined(
             break
     else:
         return None
-    t = _spaced(0.1, 0.9, _ALONG)[None, :, None]
-    points = quad[:, None, :] + t * (quad[_NEXT] - quad)[:, None, :]
     # Every side of the top card is there (a side a glare or a white card hides may be half there);
     # a table's check or a box round two cards has a side that is not.
     sides = whole.mean(axis=1)
@@ -653,7 +670,7 @@ def _refined(
     margin = strict and _paper_rim(image, quad) >= _RIM
     if support and strict and not margin and _runs_on(image, quad) > 0.6:
         support = 0.0
-    return _Quad(support, quad, points.reshape(-1, 2), whole.ravel(), margin)
+    return _Quad(support, quad, _outline_points(quad, _ALONG), whole.ravel(), margin)
 
 
 def _off_frame(quad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -836,6 +853,11 @@ def _change_fits(
     return None, scored
 
 
+def _margined(scored: list[_Quad]) -> bool:
+    """Whether a whole outline with a card's even margin has been found."""
+    return any(q.support >= _LINES and q.margin for q in scored)
+
+
 def _search(
     image: np.ndarray,
     work: int,
@@ -870,11 +892,11 @@ def _search(
         pairs, corners = _line_seeds(edges, light, scale, aspect, rough.colour)
         _refine_boxes(look, _likeliest(pairs, edges), scored, _LINES)
         # Boxes from corners cost as much again: only while no card with a card's margin is found.
-        if not any(q.support >= _LINES and q.margin for q in scored):
+        if not _margined(scored):
             _refine_boxes(look, _likeliest(corners, edges, _CORNERS), scored, _LINES)
         # Still none: the straight sides of the paper's outline (a wood grain's edges drown the
         # cards' in the edge map).
-        if rough.paper is not None and not any(q.support >= _LINES and q.margin for q in scored):
+        if rough.paper is not None and not _margined(scored):
             blob = _blob_edges(rough.paper)
             pairs, corners = _line_seeds(blob, light, scale, aspect, rough.colour)
             _refine_boxes(look, _likeliest(pairs + corners, blob, _KEEP), scored, _LINES)
@@ -986,28 +1008,16 @@ def _three_sided(found: _Quad, tilted: bool = False) -> list[_Quad]:
     if sides[order[1]] < 0.9 or sides[order[0]] >= _SIDE:
         return []
     i = int(order[0])
-    j = (i + 2) % 4  # the opposite side, from corner j to j + 1
-    quad = found.quad
-    a, b = quad[j], quad[(j + 1) % 4]
-    d = b - a
-    across = max(float(np.linalg.norm(d)), 1e-6)
-    n = np.array([d[1], -d[0]], np.float32) / across
-    if np.dot(n, quad.mean(axis=0) - (a + b) / 2) < 0:
-        n = -n  # towards the missing side
-    t = _spaced(0.1, 0.9, whole.shape[1])[None, :, None]
+    j, a, b, n, across = _opposite(found.quad, i)  # n: towards the missing side
+    marked = whole.copy()
+    marked[i] = False
     out = []
     for ratio in _LENGTHS:
         for dist in (across * ratio, across / ratio):
-            moved = quad.copy()
-            moved[(j + 2) % 4] = b + dist * n
-            moved[(j + 3) % 4] = a + dist * n
-            if not _quad_ok(moved, tilted):
-                continue
-            points = moved[:, None, :] + t * (moved[_NEXT] - moved)[:, None, :]
-            marked = whole.copy()
-            marked[i] = False
-            support = float(marked.mean())
-            out.append(_Quad(support, moved, points.reshape(-1, 2), marked.ravel(), found.margin))
+            moved = _moved(found.quad, j, a, b, n, dist)
+            if _quad_ok(moved, tilted):
+                points = _outline_points(moved, whole.shape[1])
+                out.append(_Quad(float(marked.mean()), moved, points, marked.ravel(), found.margin))
     return out
 
 

@@ -521,8 +521,8 @@ class Recogniser:
         """A still photo whose readings (`tried`, the surest `best`) are none of them sure: the
         guess among them and every other card-like outline's reading (`_likeliest_top`)."""
         marks = outline_model.cover(image)
-        pool = [(r, _agreement(marks, r.quad)) for r in tried if r.card is not None]
-        pool += self._among_outlines(image, marks)
+        # Readings of no card are left out by _likeliest_top.
+        pool = [(r, _agreement(marks, r.quad)) for r in tried] + self._among_outlines(image, marks)
         if any(_refused(r) for r in tried):
             # The card found first has an index of no card of this deck (a Dutch B, a joker in
             # a 52-card game): that stands, unless the outline model marks another outline as
@@ -562,8 +562,6 @@ class Recogniser:
             extra = [] if fitted is None else [fitted / f]
             for quad in outline_candidates(level, boxes=extra):
                 got = self._reading(*self._read_outline(level, quad), quad)
-                if got.card is None:
-                    continue
                 mapped = quad * f + (f - 1) / 2
                 mapped_got = Reading(got.card, got.confidence, mapped, got.ranked, got.sure, got.agree)
                 read.append((mapped_got, _agreement(marks, mapped)))
