@@ -76,6 +76,20 @@ def test_a_speck_beside_the_rank_is_not_taken_for_it(code):
     assert best(card) == code
 
 
+@pytest.mark.parametrize("code", ["9S", "QH", "10D", "AS"])
+@pytest.mark.parametrize("edge", [0.05, 0.15])
+def test_a_shadows_edge_across_the_index_is_not_taken_for_ink(code, edge):
+    # A hand's shadow, its soft edge running down through the index: the shadowed paper is
+    # darker than the lit threshold, and was one blob of "ink" with the glyphs in it.
+    card = upright(code).astype(np.float32)
+    h, w = card.shape[:2]
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    across = (xs - edge * w) + 0.5 * (ys - 0.15 * h)  # px from a slanted line, shadow on its right
+    shade = 1 - 0.6 / (1 + np.exp(-across / 6))
+    card = (card * shade[..., None]).astype(np.uint8)
+    assert best(card) == code
+
+
 def condensed_ten(height: int) -> np.ndarray:
     """A serif 10 squeezed to about half as wide as tall, as condensed card indices draw it (255 = ink)."""
     img = np.zeros((120, 120), np.uint8)

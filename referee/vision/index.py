@@ -45,6 +45,25 @@ def _weakest(image: np.ndarray) -> np.ndarray:
     return cv2.min(cv2.min(image[:, :, 0], image[:, :, 1]), image[:, :, 2])
 
 
+_FLAT = 0.3  # the window, as a part of the card's width, that a pixel's paper is looked for in
+_EVEN = 0.85  # the paper's darkest over its brightest that is an even light (see _flat)
+
+
+def _flat(grey: np.ndarray, card_w: int) -> np.ndarray:
+    """`grey` with the light evened out: each pixel over the brightest paper near it. A hand's or
+    a lamp's shadow across the index would otherwise be dark enough to be taken for ink, and
+    swallow the glyphs it falls on. The window is wider than any index glyph is thick, so the
+    glyphs stay dark. Under an even light `grey` is left as it is: evening it out moves a glyph's
+    soft edge by a pixel, and a glyph that touches a frame's line may then read otherwise."""
+    k = max(3, round(_FLAT * card_w) | 1)
+    paper = cv2.morphologyEx(grey, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    paper = cv2.blur(paper, (5, 5))
+    lo, hi, _, _ = cv2.minMaxLoc(paper)
+    if lo >= _EVEN * hi:
+        return grey
+    return cv2.divide(grey, cv2.max(paper, 1), scale=255)
+
+
 def _corner_crop(warped: np.ndarray) -> np.ndarray:
     """The index corner: the fixed `_CORNER` box, grown to hold the rank and suit when they are larger."""
     return _corner_and_grey(warped)[0]
@@ -58,7 +77,7 @@ def _corner_and_grey(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ix0, iy0 = round(x0 * w), round(y0 * h)
     ix1, iy1 = round(x1 * w), round(y1 * h)
     region = warped[iy0 : round(_WIDE[1] * h), ix0 : round(_WIDE[0] * w)]
-    grey = _weakest(region)
+    grey = _flat(_weakest(region), w)
     if int(grey.max()) - int(grey.min()) >= 40:
         _, ink = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
         _, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
@@ -398,7 +417,7 @@ def _beside_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, int
     h, w = warped.shape[:2]
     x0, x1, y0, y1 = _BAND
     band = warped[round(y0 * h) : round(y1 * h), round(x0 * w) : round(x1 * w)]
-    grey = _weakest(band)
+    grey = _flat(_weakest(band), w)
     if int(grey.max()) - int(grey.min()) < 40:
         return None
     _, ink = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
