@@ -956,14 +956,16 @@ def _refine_boxes(look: _Look, boxes: list[np.ndarray], scored: list[_Quad], lea
 
 
 def outline_candidates(
-    image: np.ndarray, limit: int = 12, boxes: Sequence[np.ndarray] = ()
+    image: np.ndarray, limit: int = 12, boxes: Sequence[np.ndarray] = (), near: np.ndarray | None = None
 ) -> list[np.ndarray]:
     """Every card-like outline of the frame, not only the one `find_top_card` picks: each rough
     box, pair of sides and corner refined, as seen from straight above and tilted, whole at least
     _WHOLE and lying under no other (`_above`), the most whole first. For a still photo whose
     picked outline read no card surely (recognise, `thorough`): the reading chooses among them.
     `limit` boxes of each kind are refined; about 0.1 to 0.7 s a 1280x720 frame. `boxes`: more
-    rough boxes (frame px) to refine with them (the outline model's)."""
+    rough boxes (frame px) to refine with them (the outline model's); `near`: a map of the frame
+    (any size, non-zero where the top card may lie: the outline model's), whose edges alone are
+    searched for straight sides once more."""
     if image is None or image.ndim != 3 or min(image.shape[:2]) < 40:
         return []
     h, w = image.shape[:2]
@@ -981,6 +983,12 @@ def outline_candidates(
         blob = _blob_edges(rough.paper)
         pairs, corners = _line_seeds(blob, light, scale, colour=rough.colour)
         seeds += _likeliest(pairs + corners, blob, limit)
+    if edges is not None and near is not None:
+        # A check cloth's lines crowd the card's sides out of the search above (the two best
+        # lines a card's width apart are mostly the cloth's); near the top card there are few.
+        local = cv2.bitwise_and(edges, cv2.resize(near, edges.shape[::-1], interpolation=cv2.INTER_NEAREST))
+        pairs, corners = _line_seeds(local, light, scale, colour=rough.colour)
+        seeds += [*_likeliest(pairs, local, limit), *_likeliest(corners, local, limit)]
     found: list[_Quad] = []
     for box in seeds:
         for tilted in (False, True):

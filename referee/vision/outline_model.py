@@ -164,6 +164,13 @@ def cover_box(marks: tuple[np.ndarray, float], least: float = 0.5) -> np.ndarray
 _FINER = 4
 
 
+def near(marks: tuple[np.ndarray, float], least: float = 0.3) -> np.ndarray:
+    """Where the top card may lie (uint8, 255; at the cover's size): the cells marked at least
+    `least`, and one cell round them (the card's sides lie along the marks' soft edge)."""
+    marked = (marks[0] >= least).astype(np.uint8) * 255
+    return cv2.dilate(marked, np.ones((3, 3), np.uint8))
+
+
 def _rect(cx: float, cy: float, w: float, h: float, angle: float) -> np.ndarray:
     c, s = np.cos(angle), np.sin(angle)
     offs = np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) / 2

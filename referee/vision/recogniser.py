@@ -555,12 +555,14 @@ class Recogniser:
     ) -> list[tuple[Reading, float]]:
         """A still photo whose picked outline read no card surely: every other card-like outline
         at every level, read, each with how well it lies on the outline model's `marks` (0 without
-        them). One more rough box comes from the marks themselves (`fit_card`)."""
+        them). One more rough box comes from the marks themselves (`fit_card`), and the edges near
+        them are searched for straight sides once more (`outline_model.near`)."""
         read: list[tuple[Reading, float]] = []
         fitted = None if marks is None else outline_model.fit_card(marks)
+        near = None if marks is None else outline_model.near(marks)
         for f, level in _pyramid(image):
             extra = [] if fitted is None else [fitted / f]
-            for quad in outline_candidates(level, boxes=extra):
+            for quad in outline_candidates(level, boxes=extra, near=near):
                 got = self._reading(*self._read_outline(level, quad), quad)
                 mapped = quad * f + (f - 1) / 2
                 mapped_got = Reading(got.card, got.confidence, mapped, got.ranked, got.sure, got.agree)
