@@ -50,17 +50,20 @@ _EVEN = 0.85  # the paper's darkest over its brightest that is an even light (se
 
 
 def _flat(grey: np.ndarray, card_w: int) -> np.ndarray:
-    """`grey` with the light evened out: each pixel over the brightest paper near it. A hand's or
-    a lamp's shadow across the index would otherwise be dark enough to be taken for ink, and
-    swallow the glyphs it falls on. The window is wider than any index glyph is thick, so the
-    glyphs stay dark. Under an even light `grey` is left as it is: evening it out moves a glyph's
-    soft edge by a pixel, and a glyph that touches a frame's line may then read otherwise."""
-    k = max(3, round(_FLAT * card_w) | 1)
-    paper = cv2.morphologyEx(grey, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
-    paper = cv2.blur(paper, (5, 5))
+    """`grey` with the light evened out: each pixel over the paper round it (a closing, on a copy
+    a quarter the size: cheaper, and the light changes slowly). A hand's or a lamp's shadow across
+    the index would otherwise be dark enough to be taken for ink, and swallow the glyphs it falls
+    on. The closing is wider than any index glyph is thick, so the glyphs stay dark. Under an even
+    light `grey` is left as it is: evening it out moves a glyph's soft edge by a pixel, and a glyph
+    that touches a frame's line may then read otherwise."""
+    h, w = grey.shape[:2]
+    small = cv2.resize(grey, (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
+    k = max(3, round(_FLAT * card_w / 4) | 1)
+    paper = cv2.morphologyEx(small, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
     lo, hi, _, _ = cv2.minMaxLoc(paper)
     if lo >= _EVEN * hi:
         return grey
+    paper = cv2.resize(paper, (w, h), interpolation=cv2.INTER_LINEAR)
     return cv2.divide(grey, cv2.max(paper, 1), scale=255)
 
 
