@@ -722,3 +722,21 @@ def test_a_refused_top_card_stands_unless_the_marks_name_another_outline(monkeyp
     monkeypatch.setattr(Recogniser, "_among_outlines", lambda self, *a, **k: [(other, agreement)])
     reading = Recogniser().recognise(frame, thorough=True)
     assert (reading.card == parse_card("7H")) is guessed and not reading.sure
+
+
+def test_an_outline_on_the_refused_card_itself_does_not_overturn_its_refusal(monkeypatch):
+    # The refused card's own picture frame, or a box a little off it, lies on the marks as well
+    # as the card does, and reads its foreign glyphs as some card (a B as 5S): the refusal stands.
+    rng = np.random.default_rng(3)
+    frame = single(parse_card("7H"), rng, angle=23, width=200, **CAMERA)
+    card = np.array([[100, 100], [300, 100], [300, 380], [100, 380]], np.float32)
+    inside = np.array([[130, 140], [270, 140], [270, 340], [130, 340]], np.float32)
+    apart = card + [260, 0]  # another card beside it
+    refused = Reading(None, 0.2, card, (("?", -0.1), ("5S", -2.0)))
+    monkeypatch.setattr(Recogniser, "_recognise_level", lambda self, *a, **k: refused)
+    monkeypatch.setattr(recognise.outline_model, "cover", lambda image: (np.zeros((8, 8), np.float32), 1.0))
+    for quad, guessed in ((inside, False), (card + 6, False), (apart, True)):
+        other = Reading(parse_card("5S"), 0.9, quad, (("5S", -0.1),), False, False)
+        monkeypatch.setattr(Recogniser, "_among_outlines", lambda self, *a, o=other, **k: [(o, 0.7)])
+        reading = Recogniser().recognise(frame, thorough=True)
+        assert (reading.card == parse_card("5S")) is guessed and not reading.sure

@@ -269,6 +269,20 @@ def _refused(reading: Reading) -> bool:
     return reading.card is None and bool(reading.ranked) and reading.ranked[0][0] == UNKNOWN
 
 
+def _on_any(quad: np.ndarray | None, others: list[np.ndarray]) -> bool:
+    """Whether an outline lies on the same card as one of `others`: they overlap by half the
+    smaller's area or more (a card under another shows less of itself than that, mostly)."""
+    if quad is None:
+        return False
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    for other in others:
+        o = np.asarray(other, np.float32).reshape(4, 2)
+        smaller = min(cv2.contourArea(q), cv2.contourArea(o))
+        if smaller > 0 and cv2.intersectConvexConvex(q, o)[0] >= 0.5 * smaller:
+            return True
+    return False
+
+
 def _likeliest_top(pool: list[tuple[Reading, float]]) -> Reading | None:
     """Of a still photo's readings (each with its outline's agreement with the outline model's
     marks), the guess at the top card: the most evidence (`_evidence`), then lying on the marks
@@ -523,13 +537,15 @@ class Recogniser:
         marks = outline_model.cover(image)
         # Readings of no card are left out by _likeliest_top.
         pool = [(r, _agreement(marks, r.quad)) for r in tried] + self._among_outlines(image, marks)
-        if any(_refused(r) for r in tried):
+        refused = [r.quad for r in tried if _refused(r) and r.quad is not None]
+        if refused:
             # The card found first has an index of no card of this deck (a Dutch B, a joker in
-            # a 52-card game): that stands, unless the outline model marks another outline as
-            # the top card's. Else a card under it, read on its own outline, was the guess
-            # (held out, figure e: 127 of 240 refused before this session's guess, 97 with
-            # it and without this rule, 125 with it).
-            pool = [(r, a) for r, a in pool if a >= AGREE_LEAST]
+            # a 52-card game): that stands, unless the outline model marks another card's
+            # outline as the top card's. Else a card under it, read on its own outline, was the
+            # guess (held out, figure e: 127 of 240 refused before this session's guess, 97 with
+            # it and without this rule, 125 with it); and an outline on the refused card itself
+            # (its picture's frame, a box a little off) read its glyphs as some card.
+            pool = [(r, a) for r, a in pool if a >= AGREE_LEAST and not _on_any(r.quad, refused)]
         guess = _likeliest_top(pool)
         if guess is not None and guess is not best:
             best = _guess(guess)
