@@ -408,26 +408,9 @@ UNSEEN_FONTS = (
 )
 
 
-def lettered_face(letter: str, suit: str, font: int, width: int = 250) -> np.ndarray:
-    """A card face with `letter` as its index (a Dutch B, V or H, a German D), the suit's pip under
-    it, both corners, and a court picture's frame: drawn here, no artwork."""
-    height = round(width * 1.4)
-    face = np.full((height, width, 3), 250, np.uint8)
-    ink = (40, 30, 200) if suit in "HD" else (25, 25, 25)
-    corner = np.full_like(face, 250)
-    cx, top, h = 0.1 * width, 0.045 * height, 0.1 * height
-    render._put_text(corner, letter, (cx, top + h / 2), h, 0.15 * width, font, max(2, width // 60), ink)
-    render.draw_pip(corner, suit, (cx, top + h + 0.025 * height + 0.035 * height), 0.07 * height, ink)
-    face = np.minimum(corner, corner[::-1, ::-1])
-    cv2.rectangle(
-        face, (round(0.2 * width), round(0.12 * height)), (round(0.8 * width), round(0.88 * height)), ink, 2
-    )
-    return face
-
-
 def lettered_frame(letter: str, suit: str, font: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
-    faces = {"JS": lettered_face(letter, suit, font)}  # the face stands in for a card's
+    faces = {"JS": render.lettered_face(letter, suit, font)}  # the face stands in for a card's
     angle, width = float(rng.uniform(0, 360)), int(rng.integers(150, 260))
     placed = [
         render.Placement(parse_card("JS"), 320 + rng.normal(0, 10), 240 + rng.normal(0, 10), angle, width)

@@ -2,6 +2,7 @@
 
     .venv/bin/python tools/tuning_scenes.py --n 300                  (the recogniser on them, by condition)
     .venv/bin/python tools/tuning_scenes.py --n 300 --dump /tmp/miss  (and each miss as a picture)
+    .venv/bin/python tools/tuning_scenes.py --refusals               (indices of no English rank)
 
 This is the generator that tunes. The one that grades (benchmarks/heldout_scenes.py) was written
 apart from this one and from referee/sim/render.py, and is never looked at to tune; this one builds on
@@ -35,7 +36,9 @@ from referee.sim.render import (
     Camera,
     Placement,
     card_sprite,
+    lettered_face,
     paste_sprite,
+    render_pile,
     rotate_sprite,
     table_surface,
 )
@@ -250,6 +253,54 @@ def outline_error(quad: np.ndarray | None, scene_: Scene) -> float:
     return best / scene_.width
 
 
+# Letters that are no rank of an English deck (Dutch B, V, H; a German D; others' O, R, C), each
+# with a suit, and the Hershey fonts drawn in: the refusals' own tuning set.
+FOREIGN = (("B", "S"), ("V", "H"), ("H", "C"), ("D", "D"), ("O", "S"), ("R", "H"), ("C", "C"))
+FONTS = (
+    cv2.FONT_HERSHEY_PLAIN,
+    cv2.FONT_HERSHEY_COMPLEX,
+    cv2.FONT_HERSHEY_SIMPLEX | cv2.FONT_ITALIC,
+    cv2.FONT_HERSHEY_DUPLEX | cv2.FONT_ITALIC,
+)
+
+
+def refusals(recogniser, per_letter: int = 3) -> tuple[int, int, dict[str, int]]:
+    """A lettered card (`lettered_face`) 150-260 px wide in 1280x720, alone or over another card,
+    read as a still photo is: how many of them are refused (no card), of how many, and what the
+    others were read as (code: count)."""
+    from referee.cards import parse_card
+
+    refused, n, read = 0, 0, defaultdict(int)
+    tables = ("green_cloth", "wood", "dark", "light")
+    for font in FONTS:
+        for k, (letter, suit) in enumerate(FOREIGN):
+            for seed in range(per_letter):
+                rng = np.random.default_rng([font, k, seed])
+                faces = {"JS": lettered_face(letter, suit, font)}  # the face stands in for a card's
+                width, angle = int(rng.integers(150, 260)), float(rng.uniform(0, 360))
+                x, y = 640 + rng.normal(0, 10), 360 + rng.normal(0, 10)
+                other = parse_card(str(rng.choice([c for c in CODES if c != "JS"])))
+                under = Placement(other, x + 0.5 * width, y + 0.3 * width, float(rng.uniform(0, 360)), width)
+                top = Placement(parse_card("JS"), x, y, angle, width)
+                frame = render_pile(
+                    [under, top] if seed else [top],
+                    tables[(k + seed) % len(tables)],
+                    rng,
+                    faces=faces,
+                    size=(1280, 720),
+                    lighting=0.3,
+                    blur=0.6,
+                    noise=3.0,
+                    jpeg_quality=85,
+                )
+                got = recogniser.recognise(frame, thorough=True)
+                n += 1
+                refused += got.card is None
+                if got.card is not None:
+                    read[got.card.code] += 1
+    return refused, n, dict(read)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from referee.vision.recogniser import Recogniser
 
@@ -258,8 +309,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--deck", action="append", choices=decks(), help="only these decks (default: all)")
     parser.add_argument("--dump", type=Path, help="write each miss here, its outline drawn")
+    parser.add_argument("--refusals", action="store_true", help="lettered cards of no English rank instead")
     args = parser.parse_args(argv)
     recogniser = Recogniser(jokers=False)
+    if args.refusals:
+        began = time.perf_counter()
+        refused, n, read = refusals(recogniser)
+        print(f"refused {refused}/{n} = {100 * refused / n:.1f} %; read as {read or 'nothing'}")
+        print(f"{time.perf_counter() - began:.0f} s")
+        return 0
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])  # right, outline, sure, sure wrong, n
     began = time.perf_counter()
     if args.dump:
