@@ -708,12 +708,12 @@ def test_a_refused_top_card_stands_unless_the_marks_name_another_outline(monkeyp
 
 
 def test_an_outline_on_the_refused_card_itself_does_not_overturn_its_refusal(monkeypatch):
-    # The refused card's own picture frame, or a box a little off it, lies on the marks as well
-    # as the card does, and reads its foreign glyphs as some card (a B as 5S): the refusal stands.
+    # A box a little inside the refused card, or a few px off it, lies on the marks as well as
+    # the card does, and reads its foreign glyphs as some card (a B as 5S): the refusal stands.
     rng = np.random.default_rng(3)
     frame = single(parse_card("7H"), rng, angle=23, width=200, **CAMERA)
     card = np.array([[100, 100], [300, 100], [300, 380], [100, 380]], np.float32)
-    inside = np.array([[130, 140], [270, 140], [270, 340], [130, 340]], np.float32)
+    inside = np.array([[110, 115], [290, 115], [290, 365], [110, 365]], np.float32)
     apart = card + [260, 0]  # another card beside it
     refused = Reading(None, 0.2, card, (("?", -0.1), ("5S", -2.0)))
     monkeypatch.setattr(Recogniser, "_recognise_level", lambda self, *a, **k: refused)

@@ -270,15 +270,16 @@ def _refused(reading: Reading) -> bool:
 
 
 def _on_any(quad: np.ndarray | None, others: list[np.ndarray]) -> bool:
-    """Whether an outline lies on the same card as one of `others`: they overlap by half the
-    smaller's area or more (a card under another shows less of itself than that, mostly)."""
+    """Whether an outline is about the same box as one of `others`: they overlap by half the
+    larger's area or more. (Not half the smaller's: a refused box round two cards holds the
+    top card's own outline, which may read it right.)"""
     if quad is None:
         return False
     q = np.asarray(quad, np.float32).reshape(4, 2)
     for other in others:
         o = np.asarray(other, np.float32).reshape(4, 2)
-        smaller = min(cv2.contourArea(q), cv2.contourArea(o))
-        if smaller > 0 and cv2.intersectConvexConvex(q, o)[0] >= 0.5 * smaller:
+        larger = max(cv2.contourArea(q), cv2.contourArea(o))
+        if larger > 0 and cv2.intersectConvexConvex(q, o)[0] >= 0.5 * larger:
             return True
     return False
 
