@@ -3,7 +3,6 @@
 import itertools
 import shutil
 
-import cv2
 import numpy as np
 import pytest
 
@@ -398,14 +397,8 @@ def test_a_court_card_whose_picture_runs_to_its_edge_square_to_the_frame(recogni
 
 # Indices that are no card of the deck ---------------------------------------------------------
 
-# Hershey fonts whose letters the index model never saw as "not a rank" (tools/train_index_model.py
-# trains on the others'), the italic ones included: the glyphs below are new to it.
-UNSEEN_FONTS = (
-    cv2.FONT_HERSHEY_PLAIN,
-    cv2.FONT_HERSHEY_COMPLEX,
-    cv2.FONT_HERSHEY_SIMPLEX | cv2.FONT_ITALIC,
-    cv2.FONT_HERSHEY_DUPLEX | cv2.FONT_ITALIC,
-)
+# Hershey fonts whose letters the index model never saw as "not a rank": the glyphs below are new to it.
+UNSEEN_FONTS = render.UNSEEN_FONTS
 
 
 def lettered_frame(letter: str, suit: str, font: int, seed: int) -> np.ndarray:
@@ -432,8 +425,7 @@ def test_a_corner_lettered_with_no_rank_is_refused(recogniser, font):
     # Dutch court cards (B, V, H), a German Dame (D): no rank of a 52-card deck, so no card,
     # however like an 8 or a 0 the glyph is.
     # An O, R or C of other decks too.
-    others = (("O", "S"), ("R", "H"), ("C", "C"))
-    for k, (letter, suit) in enumerate((("B", "S"), ("V", "H"), ("H", "C"), ("D", "D"), *others)):
+    for k, (letter, suit) in enumerate(render.FOREIGN_INDICES):
         reading = recogniser.recognise(lettered_frame(letter, suit, font, k))
         assert reading.card is None, (letter, reading.ranked)
         assert not reading.sure

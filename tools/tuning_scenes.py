@@ -32,7 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from referee.cards import deck as make_deck
 from referee.sim.card_themes import available_themes, theme_cards
 from referee.sim.render import (
+    FOREIGN_INDICES,
     STYLES,
+    UNSEEN_FONTS,
     Camera,
     Placement,
     card_sprite,
@@ -253,35 +255,22 @@ def outline_error(quad: np.ndarray | None, scene_: Scene) -> float:
     return best / scene_.width
 
 
-# Letters that are no rank of an English deck (Dutch B, V, H; a German D; others' O, R, C), each
-# with a suit, and the Hershey fonts drawn in: the refusals' own tuning set.
-FOREIGN = (("B", "S"), ("V", "H"), ("H", "C"), ("D", "D"), ("O", "S"), ("R", "H"), ("C", "C"))
-FONTS = (
-    cv2.FONT_HERSHEY_PLAIN,
-    cv2.FONT_HERSHEY_COMPLEX,
-    cv2.FONT_HERSHEY_SIMPLEX | cv2.FONT_ITALIC,
-    cv2.FONT_HERSHEY_DUPLEX | cv2.FONT_ITALIC,
-)
-
-
 def refusals(recogniser, per_letter: int = 3) -> tuple[int, int, dict[str, int]]:
     """A lettered card (`lettered_face`) 150-260 px wide in 1280x720, alone or over another card,
     read as a still photo is: how many of them are refused (no card), of how many, and what the
     others were read as (code: count)."""
-    from referee.cards import parse_card
-
     refused, n, read = 0, 0, defaultdict(int)
     tables = ("green_cloth", "wood", "dark", "light")
-    for font in FONTS:
-        for k, (letter, suit) in enumerate(FOREIGN):
+    for font in UNSEEN_FONTS:
+        for k, (letter, suit) in enumerate(FOREIGN_INDICES):
             for seed in range(per_letter):
                 rng = np.random.default_rng([font, k, seed])
                 faces = {"JS": lettered_face(letter, suit, font)}  # the face stands in for a card's
                 width, angle = int(rng.integers(150, 260)), float(rng.uniform(0, 360))
                 x, y = 640 + rng.normal(0, 10), 360 + rng.normal(0, 10)
-                other = parse_card(str(rng.choice([c for c in CODES if c != "JS"])))
+                other = _card(str(rng.choice([c for c in CODES if c != "JS"])))
                 under = Placement(other, x + 0.5 * width, y + 0.3 * width, float(rng.uniform(0, 360)), width)
-                top = Placement(parse_card("JS"), x, y, angle, width)
+                top = Placement(_card("JS"), x, y, angle, width)
                 frame = render_pile(
                     [under, top] if seed else [top],
                     tables[(k + seed) % len(tables)],

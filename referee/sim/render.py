@@ -399,6 +399,19 @@ def card_sprite(
     return draw_card(card, width, style)
 
 
+# Index letters that are no rank of an English deck (Dutch B, V, H; a German D; others' O, R, C),
+# each with a suit, and Hershey fonts whose letters the index model never saw as "not a rank"
+# (tools/train_index_model.py trains on the others'), the italic ones included: what
+# `lettered_face` draws for the recogniser's refusals.
+FOREIGN_INDICES = (("B", "S"), ("V", "H"), ("H", "C"), ("D", "D"), ("O", "S"), ("R", "H"), ("C", "C"))
+UNSEEN_FONTS = (
+    cv2.FONT_HERSHEY_PLAIN,
+    cv2.FONT_HERSHEY_COMPLEX,
+    cv2.FONT_HERSHEY_SIMPLEX | cv2.FONT_ITALIC,
+    cv2.FONT_HERSHEY_DUPLEX | cv2.FONT_ITALIC,
+)
+
+
 def lettered_face(letter: str, suit: str, font: int, width: int = 250) -> np.ndarray:
     """A card face with `letter` as its index (a Dutch B, V or H, a German D: no rank of an
     English deck), the suit's pip under it, both corners, and a court picture's frame; no

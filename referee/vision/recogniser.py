@@ -544,8 +544,8 @@ class Recogniser:
             # a 52-card game): that stands, unless the outline model marks another card's
             # outline as the top card's. Else a card under it, read on its own outline, was the
             # guess (held out, figure e: 127 of 240 refused before this session's guess, 97 with
-            # it and without this rule, 125 with it); and an outline on the refused card itself
-            # (its picture's frame, a box a little off) read its glyphs as some card.
+            # it and without this rule, 125 with it); nor is an outline about the refused one's
+            # box (a little inside it, a few px off), which read its glyphs as some card.
             pool = [(r, a) for r, a in pool if a >= AGREE_LEAST and not _on_any(r.quad, refused)]
         guess = _likeliest_top(pool)
         if guess is not None and guess is not best:
