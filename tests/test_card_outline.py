@@ -492,3 +492,26 @@ def test_the_edges_near_where_the_model_marks_the_top_card_give_its_sides_on_a_g
         cv2.fillConvexPoly(near, truth(p).astype(np.int32), 255)
     near = cv2.dilate(near, np.ones((41, 41), np.uint8))
     assert max((iou(q, want) for q in outline.outline_candidates(frame, near=near)), default=0.0) > 0.9
+
+
+def test_a_box_without_a_cards_margin_seen_straight_gives_way_to_a_tilted_card_with_one():
+    # A check cloth's boxes are square to the frame and whole; a card seen by a tilted camera is
+    # no rectangle, so the straight search finds only the cloth's boxes.
+    cloth, card = np.zeros((4, 2), np.float32), np.ones((4, 2), np.float32)
+    asked: list[bool] = []
+
+    def search(found: dict[bool, tuple[np.ndarray | None, bool]]):
+        def run(tilted: bool) -> tuple[np.ndarray | None, bool]:
+            asked.append(tilted)
+            return found[tilted]
+
+        return run
+
+    assert outline._either(search({False: (cloth, False), True: (card, True)})) is card
+    # Without a margin either way, the straight search's box stands (as it did).
+    assert outline._either(search({False: (cloth, False), True: (card, False)})) is cloth
+    assert outline._either(search({False: (None, False), True: (card, False)})) is card
+    # A card with its margin seen straight: the tilted shapes are not searched at all.
+    asked.clear()
+    assert outline._either(search({False: (card, True), True: (cloth, True)})) is card
+    assert asked == [False]

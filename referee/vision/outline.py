@@ -23,7 +23,7 @@ Pure functions over BGR uint8 images, cheap enough for a Pi frame loop. Two stag
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import NamedTuple
 
@@ -762,7 +762,7 @@ def _shaped(quad: np.ndarray, aspect: float | None) -> bool:
     return aspect is None or abs(aspect_of(quad) / aspect - 1.0) <= _ASPECT_PLAY
 
 
-def _pick(scored: list[_Quad], length: float | None = None, aspect: float | None = None) -> np.ndarray | None:
+def _pick(scored: list[_Quad], length: float | None = None, aspect: float | None = None) -> _Quad | None:
     """Of the refined quads, the top card: whole, full size, and on every card it overlaps.
     `length`: the card's long side in px, when known (calibration: one camera, one deck).
     `aspect`: the deck's length for its width, when known (a calibrated deck): a box onto the
@@ -776,7 +776,7 @@ def _pick(scored: list[_Quad], length: float | None = None, aspect: float | None
     if not scored:
         return None
     if length is not None:
-        return scored[0].quad
+        return scored[0]
     # The cards of a pile are one size: a frame printed on a card, half a court card or the
     # visible end of a card underneath is card-shaped and whole too, but smaller. A box of a
     # check cloth's lines is whole too, and bigger: the size is set by outlines with a card's
@@ -790,7 +790,7 @@ def _pick(scored: list[_Quad], length: float | None = None, aspect: float | None
     for other in scored[1:]:
         if _above(other, best):
             best = other
-    return best.quad
+    return best
 
 
 def _grown(image: np.ndarray, found: _Quad, complete: bool = True, tilted: bool = False) -> _Quad | None:
@@ -866,15 +866,16 @@ def _search(
     length: float | None = None,
     aspect: float | None = None,
     tilted: bool = False,
-) -> np.ndarray | None:
+) -> tuple[np.ndarray | None, bool]:
     """The top card in `image` (a frame, or the crop round a change whose box is `hint` and
-    mask `mask`), searched at `work` px; `tilted`: outlines as a camera turned up to 25 degrees
-    off straight down sees cards."""
+    mask `mask`), searched at `work` px, and whether it has a card's even margin inside (or is
+    the change's own sure fit); `tilted`: outlines as a camera turned up to 25 degrees off
+    straight down sees cards."""
     scored = []
     if hint is not None:
         sure, scored = _change_fits(image, hint, aspect, tilted=tilted)
         if sure is not None:
-            return sure
+            return sure, True
     h, w = image.shape[:2]
     # A frame is searched WORK_WIDTH wide, a crop round a change HINT_WORK at its longest; by an
     # integer factor, which INTER_AREA has a fast path for.
@@ -900,7 +901,8 @@ def _search(
             blob = _blob_edges(rough.paper)
             pairs, corners = _line_seeds(blob, light, scale, aspect, rough.colour)
             _refine_boxes(look, _likeliest(pairs + corners, blob, _KEEP), scored, _LINES)
-    return _pick(scored, length, aspect)
+    best = _pick(scored, length, aspect)
+    return (None, False) if best is None else (best.quad, best.margin)
 
 
 class _Look(NamedTuple):
@@ -1078,19 +1080,27 @@ def find_top_card(
         if crop is None:
             return None
         box, at, offset = crop
-        for tilted in (False, True):
-            quad = _search(image[at], HINT_WORK, box, hint_mask[at], aspect=aspect, tilted=tilted)
-            if quad is not None:
-                return order_quad(quad + offset)
-        return None
-    # A card seen from straight above first; only when none is found, the shapes a camera turned
-    # up to 25 degrees sees. Taken at once, they let in squat boxes (a side on a line printed on
-    # the card) that beat the card's own outline on frames from straight above.
-    for tilted in (False, True):
-        quad = _search(image, WORK_WIDTH, length=length, aspect=aspect, tilted=tilted)
-        if quad is not None:
-            return order_quad(quad)
-    return None
+        quad = _either(
+            lambda tilted: _search(image[at], HINT_WORK, box, hint_mask[at], aspect=aspect, tilted=tilted)
+        )
+        return None if quad is None else order_quad(quad + offset)
+    quad = _either(lambda tilted: _search(image, WORK_WIDTH, length=length, aspect=aspect, tilted=tilted))
+    return None if quad is None else order_quad(quad)
+
+
+def _either(search: Callable[[bool], tuple[np.ndarray | None, bool]]) -> np.ndarray | None:
+    """A card seen from straight above first; only when none is found, or none with a card's even
+    margin inside (the boxes of a check cloth's lines are square to the frame, a card seen by a
+    tilted camera is not), the shapes a camera turned up to 25 degrees sees. Taken at once, they
+    let in squat boxes (a side on a line printed on the card) that beat the card's own outline on
+    frames from straight above."""
+    straight, margined = search(False)
+    if straight is not None and margined:
+        return straight
+    tilted, margined = search(True)
+    if tilted is not None and (margined or straight is None):
+        return tilted
+    return straight
 
 
 def change_outline(
@@ -1109,8 +1119,11 @@ def change_outline(
         return None, False
     box, at, offset = crop
     sure, fits = _change_fits(image[at], box, aspect, complete=False)
-    quad = sure if sure is not None else _pick(fits, aspect=aspect)
-    return (None if quad is None else order_quad(quad + offset)), sure is not None
+    if sure is None:
+        best = _pick(fits, aspect=aspect)
+        sure = None if best is None else best.quad
+        return (None if sure is None else order_quad(sure + offset)), False
+    return order_quad(sure + offset), True
 
 
 def warp_card(
