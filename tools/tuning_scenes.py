@@ -3,6 +3,7 @@
     .venv/bin/python tools/tuning_scenes.py --n 300                  (the recogniser on them, by condition)
     .venv/bin/python tools/tuning_scenes.py --n 300 --dump /tmp/miss  (and each miss as a picture)
     .venv/bin/python tools/tuning_scenes.py --refusals               (indices of no English rank)
+    .venv/bin/python tools/tuning_scenes.py --n 30 --more            (felt, striped and white tables)
 
 This is the generator that tunes. The one that grades (benchmarks/heldout_scenes.py) was written
 apart from this one and from referee/sim/render.py, and is never looked at to tune; this one builds on
@@ -48,6 +49,9 @@ from referee.sim.render import (
 # The index model's own training themes with English indices on every rank (tools/train_index_model.py).
 THEMES = ("atlasnye", "dondorf", "orell", "ornamental", "plastic", "tigullio")
 TABLES = ("green_cloth", "wood", "dark", "light", "cream", "patterned")
+# `--more`: tables and a blur the default mix lacks (kept apart, so that the default scenes, and the
+# outline model's training pictures drawn from them, stay as they were).
+MORE_TABLES = ("felt", "stripes", "white")
 SIZES = {"small": (100, 170), "typical": (170, 300), "big": (0, 0)}
 SIZE_P = (0.3, 0.55, 0.15)
 KINDS = ("single", "pair", "pile")
@@ -96,11 +100,50 @@ def _corners(cx: float, cy: float, w: float, h: float, angle: float) -> np.ndarr
 
 
 def _table(kind: str, size: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
+    if kind in MORE_TABLES:
+        return _more_table(kind, size, rng)
     if kind == "cream":
         light = table_surface("light", size, rng).astype(np.float32)
         tint = np.array([rng.uniform(0.78, 0.88), rng.uniform(0.9, 0.96), 1.0], np.float32)
         return (light * tint).clip(0, 255).astype(np.uint8)
     return table_surface(kind, size, rng)
+
+
+def _more_table(kind: str, size: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
+    """A felt of any colour (a blue or red card table), a striped cloth at any angle, or a white
+    top: tables a house has that the renderer's kinds leave out."""
+    w, h = size
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    if kind == "felt":
+        hue = np.uint8(rng.integers(0, 180))
+        colour = cv2.cvtColor(
+            np.array([[[hue, rng.integers(90, 220), rng.integers(60, 170)]]], np.uint8), cv2.COLOR_HSV2BGR
+        )
+        nap = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), 1.0)
+        img = colour.reshape(1, 1, 3).astype(np.float32) * (1 + 0.05 * nap)[..., None]
+    elif kind == "stripes":
+        a = rng.uniform(0, np.pi)
+        period = rng.uniform(14, 60)
+        along = xs * math.cos(a) + ys * math.sin(a)
+        band = (np.mod(along, period) < rng.uniform(0.3, 0.7) * period).astype(np.float32)
+        dark = rng.integers(20, 200, 3).astype(np.float32)
+        pale = rng.integers(170, 250, 3).astype(np.float32)
+        img = dark * band[..., None] + pale * (1 - band[..., None])
+        img = cv2.GaussianBlur(img, (0, 0), 0.8)
+    else:
+        img = np.full((h, w, 3), rng.uniform(238, 252), np.float32)
+        img += rng.normal(0, 1.5, (h, w, 1)).astype(np.float32)
+    return img.clip(0, 255).astype(np.uint8)
+
+
+def _motion_blur(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The camera (or the table) shaken during the exposure: a streak 3 to 9 px long at any angle."""
+    length = int(rng.integers(3, 10))
+    kernel = np.zeros((length, length), np.float32)
+    kernel[length // 2, :] = 1.0 / length
+    turn = cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2), float(rng.uniform(0, 180)), 1.0)
+    kernel = cv2.warpAffine(kernel, turn, (length, length))
+    return cv2.filter2D(image, -1, kernel / max(float(kernel.sum()), 1e-6))
 
 
 def _tilt(
@@ -151,12 +194,18 @@ def _shadow(frame: np.ndarray, rng: np.random.Generator, near: np.ndarray, kind:
 
 
 def scene(
-    deck: str, code: str, rng: np.random.Generator, size_name: str | None = None, scale: float = 1.0
+    deck: str,
+    code: str,
+    rng: np.random.Generator,
+    size_name: str | None = None,
+    scale: float = 1.0,
+    more: bool = False,
 ) -> Scene:
     """One frame: `code` on top of nothing, one card or a pile, on a random table, under a random
     light and a camera turned up to 25 degrees; its corners and conditions with it. A big card
     (a phone photo of one card) lies wholly in the frame. `scale` shrinks the frame and its cards
-    alike (the outline model's training pictures are small: drawing them small is cheaper)."""
+    alike (the outline model's training pictures are small: drawing them small is cheaper).
+    `more`: on the tables of MORE_TABLES, and a motion blur half the time."""
     size_name = size_name or str(rng.choice(list(SIZES), p=SIZE_P))
     out = (1280, 720) if size_name != "big" or rng.random() < 0.5 else (720, 1280)
     out = (round(out[0] * scale), round(out[1] * scale))
@@ -167,7 +216,7 @@ def scene(
     kind = str(rng.choice(KINDS)) if size_name != "big" else str(rng.choice(("single", "pile")))
     degrees = float(rng.choice((0.0, rng.uniform(0, 15), rng.uniform(15, 25))))
     canvas = (int(out[0] * 1.5), int(out[1] * 1.5))
-    table_kind = str(rng.choice(TABLES))
+    table_kind = str(rng.choice(MORE_TABLES if more else TABLES))
     frame = _table(table_kind, canvas, rng)
     cx, cy = canvas[0] / 2 + rng.normal(0, 0.05) * out[0], canvas[1] / 2 + rng.normal(0, 0.05) * out[1]
     others = [c for c in CODES if c != code]
@@ -209,7 +258,7 @@ def scene(
         (corners >= 2).all() and (corners[:, 0] <= out[0] - 3).all() and (corners[:, 1] <= out[1] - 3).all()
     )
     if size_name == "big" and not inside:
-        return scene(deck, code, rng, size_name, scale)
+        return scene(deck, code, rng, size_name, scale, more)
     balance = np.array([rng.uniform(0.85, 1.1), 1.0, rng.uniform(0.85, 1.15)], np.float32)
     frame = (frame * balance).clip(0, 255).astype(np.uint8)
     glare = float(rng.uniform(0.3, 0.8)) if rng.random() < 0.3 else 0.0
@@ -228,6 +277,9 @@ def scene(
         jpeg_quality=int(rng.integers(60, 96)),
     )
     image = camera.shoot(frame, rng)
+    if more and rng.random() < 0.5:
+        image = _motion_blur(image, rng)
+        conditions.append("motion blur")
     side = float(np.mean([np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[3] - corners[2])]))
     return Scene(image, code, corners, side, tuple(conditions))
 
@@ -299,6 +351,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--deck", action="append", choices=decks(), help="only these decks (default: all)")
     parser.add_argument("--dump", type=Path, help="write each miss here, its outline drawn")
     parser.add_argument("--refusals", action="store_true", help="lettered cards of no English rank instead")
+    parser.add_argument("--more", action="store_true", help="felt, striped and white tables, motion blur")
     args = parser.parse_args(argv)
     recogniser = Recogniser(jokers=False)
     if args.refusals:
@@ -314,7 +367,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for deck in args.deck or decks():
         rng = np.random.default_rng([args.seed, decks().index(deck)])  # a deck's scenes, alone or not
         for i in range(args.n):
-            s = scene(deck, CODES[int(rng.integers(52))], rng)
+            s = scene(deck, CODES[int(rng.integers(52))], rng, more=args.more)
             r = recogniser.recognise(s.image, thorough=True)
             right = r.card is not None and r.card.code == s.code
             outline = outline_error(r.quad, s) <= 0.08

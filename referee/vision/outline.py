@@ -334,7 +334,7 @@ def _line_seeds(
     segs = segs.reshape(-1, 4).astype(np.float32)
     length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
     order = np.argsort(-length)
-    order = order[_across(light, segs[order])][:200]
+    order = _few_per_family(segs, order[_across(light, segs[order])])[:200]
     # Pieces of one straight side (the transform breaks them up) joined: angle, offset, extent.
     lines: list[list[float]] = []
     for x0, y0, x1, y1 in segs[order]:
@@ -372,6 +372,20 @@ def _line_seeds(
     return out, _corner_seeds(lines, scale, aspect)
 
 
+def _few_per_family(segs: np.ndarray, order: np.ndarray, most: int = 40) -> np.ndarray:
+    """`order` (segment indices, longest first) with at most `most` segments of each direction (3
+    degree bins): a striped cloth's hundreds of long parallel edges would otherwise be all of the
+    longest segments kept, and a card's sides, shorter, none of them."""
+    d = segs[order, 2:] - segs[order, :2]
+    bins = (np.floor((np.arctan2(d[:, 1], d[:, 0]) % np.pi) / (np.pi / 60)).astype(int)) % 60
+    rank = np.zeros(len(order), int)
+    seen = np.zeros(60, int)
+    for i, b in enumerate(bins.tolist()):
+        rank[i] = seen[b]
+        seen[b] += 1
+    return order[rank < most]
+
+
 def _cloth_free(lines: list[list[float]], even: np.ndarray) -> list[list[float]]:
     """The lines (angle, offset, extent) that are not a check cloth's, at most 40. A check cloth's
     lines crowd out the cards' sides, and any two of them make a box. They come in families of
@@ -382,7 +396,10 @@ def _cloth_free(lines: list[list[float]], even: np.ndarray) -> list[list[float]]
     diff = np.abs(angles[:, None] - angles[None, :])
     parallels = (np.minimum(diff, np.pi - diff) < 0.035).sum(axis=1) - 1
     keep = [k < _FAMILY or _one_side_even(even, *ln) for ln, k in zip(lines, parallels, strict=True)]
-    return [ln for ln, ok in zip(lines, keep, strict=True) if ok][:40]
+    # A striped cloth's lines are even on both sides (each stripe is one colour): kept, they go
+    # after the lines of few parallels, so as not to crowd those out.
+    kept = [(k >= _FAMILY, i) for i, (ok, k) in enumerate(zip(keep, parallels, strict=True)) if ok]
+    return [lines[i] for _, i in sorted(kept)][:40]
 
 
 def _corner_seeds(lines: list[list[float]], scale: float, aspect: float | None = None) -> list[np.ndarray]:
