@@ -547,3 +547,23 @@ def test_a_striped_cloths_long_edges_leave_room_for_a_small_cards_sides():
             and abs(outline.side_lengths(quad).min() - width) < 10
         )
     assert found >= 7
+
+
+def test_a_small_white_card_on_a_white_table_blurred_has_faint_sides_that_still_count():
+    # The card's paper a few grey levels above the table's, blurred: no step across its sides
+    # reaches _STEP, but every profile has the same faint one. (Before: 0 of these 12 found.)
+    found = 0
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        table = np.full((720, 1280, 3), (226, 232, 236), np.uint8)
+        width, x, y = 130, 640 + rng.normal(0, 30), 360 + rng.normal(0, 30)
+        img, mask = render.card_sprite(parse_card("7S"), width, render.STYLES["classic"])
+        render.paste_sprite(table, render.rotate_sprite(img, mask, rng.uniform(0, 360)), x, y, 0.0)
+        blurred = cv2.GaussianBlur(table.astype(np.float32), (0, 0), 1.6) + rng.normal(0, 1.5, table.shape)
+        quad = find_top_card(blurred.clip(0, 255).astype(np.uint8))
+        found += bool(
+            quad is not None
+            and np.linalg.norm(quad.mean(axis=0) - (x, y)) < 6
+            and abs(outline.side_lengths(quad).min() - width) < 8
+        )
+    assert found >= 10

@@ -23,6 +23,7 @@ Pure functions over BGR uint8 images, cheap enough for a Pi frame loop. Two stag
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from functools import cache
 from typing import NamedTuple
@@ -50,6 +51,10 @@ _LINES = 0.93  # ... that a quad found from straight sides must have
 _SIDE = 0.3  # ... that each side must have
 _ALONG = 28  # profiles per side in the last fit
 _STEP = 7.0  # grey levels per px that make a step in a profile across a side
+_FAINT, _FAINT_SHARE = (
+    3.0,
+    0.6,
+)  # ... on a faint side: this share of its profiles' common step, not under _FAINT
 _LENGTH_PLAY = 0.06  # how far a card's long side may be from the length it is known to have
 _ASPECT_PLAY = 0.04  # ... and its length for its width from the deck's (a 2 px misfit at 120 px)
 _NEAR = np.arange(-2, 3)  # offsets round a side's vote where each profile's own step is looked for
@@ -373,9 +378,10 @@ def _line_seeds(
 
 
 def _few_per_family(segs: np.ndarray, order: np.ndarray, most: int = 40) -> np.ndarray:
-    """`order` (segment indices, longest first) with at most `most` segments of each direction (3
-    degree bins): a striped cloth's hundreds of long parallel edges would otherwise be all of the
-    longest segments kept, and a card's sides, shorter, none of them."""
+    """`order` (segment indices, longest first) with the first `most` segments of each direction (3
+    degree bins) first, then the others: a striped cloth's hundreds of long parallel edges would
+    otherwise be all of the longest segments kept, and a card's sides, shorter, none of them.
+    (The others are not dropped: a wood grain's many segments lie along a card's sides too.)"""
     d = segs[order, 2:] - segs[order, :2]
     bins = (np.floor((np.arctan2(d[:, 1], d[:, 0]) % np.pi) / (np.pi / 60)).astype(int)) % 60
     rank = np.zeros(len(order), int)
@@ -383,7 +389,7 @@ def _few_per_family(segs: np.ndarray, order: np.ndarray, most: int = 40) -> np.n
     for i, b in enumerate(bins.tolist()):
         rank[i] = seen[b]
         seen[b] += 1
-    return order[rank < most]
+    return np.concatenate([order[rank < most], order[rank >= most]])
 
 
 def _cloth_free(lines: list[list[float]], even: np.ndarray) -> list[list[float]]:
@@ -396,9 +402,16 @@ def _cloth_free(lines: list[list[float]], even: np.ndarray) -> list[list[float]]
     diff = np.abs(angles[:, None] - angles[None, :])
     parallels = (np.minimum(diff, np.pi - diff) < 0.035).sum(axis=1) - 1
     keep = [k < _FAMILY or _one_side_even(even, *ln) for ln, k in zip(lines, parallels, strict=True)]
-    # A striped cloth's lines are even on both sides (each stripe is one colour): kept, they go
-    # after the lines of few parallels, so as not to crowd those out.
-    kept = [(k >= _FAMILY, i) for i, (ok, k) in enumerate(zip(keep, parallels, strict=True)) if ok]
+    # A striped cloth's lines are even on both sides (each stripe is one colour): kept, but only
+    # the first _FAMILY of a direction come before the other directions' lines, so as not to
+    # crowd those out.
+    seen: dict[int, int] = defaultdict(int)
+    kept = []
+    for i, (ln, ok) in enumerate(zip(lines, keep, strict=True)):
+        if ok:
+            family = int(ln[0] / (np.pi / 60)) % 60
+            kept.append((seen[family] >= _FAMILY, i))
+            seen[family] += 1
     return [lines[i] for _, i in sorted(kept)][:40]
 
 
@@ -491,8 +504,12 @@ def _profiles(image: np.ndarray, quad: np.ndarray, reach: tuple[int, int], along
     prof = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     prof = prof.reshape(4, along, offs.size, 3).astype(np.float32) @ _GREY
     step = np.abs(prof[:, :, 1:] - prof[:, :, :-1])  # (4, along, m - 1): between offsets j, j + 1
-    # A step counts where it is a local peak of its profile and strong enough.
-    peak = step >= _STEP
+    # A step counts where it is a local peak of its profile and strong enough: _STEP, or on a side
+    # whose every profile has a fainter step (a white card on a white table, blurred) most of the
+    # strongest step its profiles have in common.
+    common = np.median(step.max(axis=2), axis=1)  # (4,)
+    bar = np.clip(_FAINT_SHARE * common, _FAINT, _STEP)[:, None, None]
+    peak = step >= bar
     peak[:, :, 1:] &= step[:, :, 1:] >= step[:, :, :-1]
     peak[:, :, :-1] &= step[:, :, :-1] >= step[:, :, 1:]
     h, w = image.shape[:2]
