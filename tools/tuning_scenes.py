@@ -4,6 +4,7 @@
     .venv/bin/python tools/tuning_scenes.py --n 300 --dump /tmp/miss  (and each miss as a picture)
     .venv/bin/python tools/tuning_scenes.py --refusals               (indices of no English rank)
     .venv/bin/python tools/tuning_scenes.py --n 30 --more            (felt, striped and white tables)
+    .venv/bin/python tools/tuning_scenes.py --n 30 --calibrated      (read with each deck's profile)
 
 This is the generator that tunes. The one that grades (benchmarks/heldout_scenes.py) was written
 apart from this one and from referee/sim/render.py, and is never looked at to tune; this one builds on
@@ -284,6 +285,17 @@ def scene(
     return Scene(image, code, corners, side, tuple(conditions))
 
 
+def calibration_photo(deck: str, code: str, rng: np.random.Generator) -> np.ndarray:
+    """One card alone, about 260 px wide in 1280x720, on green cloth, wood or a dark table, under a
+    light and camera kinder than a game's: as a player takes the photos `referee calibrate deck
+    --images DIR` learns a profile from."""
+    frame = _table(str(rng.choice(("green_cloth", "wood", "dark"))), (1280, 720), rng)
+    img, mask = _sprite(deck, code, int(rng.uniform(230, 290)))
+    paste_sprite(frame, rotate_sprite(img, mask, float(rng.uniform(-20, 20))), 640, 360, 0.3)
+    camera = Camera((1280, 720), rng, lighting=0.2, blur=0.5, noise=2.0, jpeg_quality=90)
+    return camera.shoot(frame, rng)
+
+
 def _card(code: str):
     from referee.cards import parse_card
 
@@ -343,7 +355,7 @@ def refusals(recogniser, per_letter: int = 3) -> tuple[int, int, dict[str, int]]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from referee.vision.recogniser import Recogniser
+    from referee.vision.recogniser import Profile, Recogniser
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=200, help="scenes per deck")
@@ -352,6 +364,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--dump", type=Path, help="write each miss here, its outline drawn")
     parser.add_argument("--refusals", action="store_true", help="lettered cards of no English rank instead")
     parser.add_argument("--more", action="store_true", help="felt, striped and white tables, motion blur")
+    parser.add_argument("--calibrated", action="store_true", help="read with a profile of each deck")
     args = parser.parse_args(argv)
     recogniser = Recogniser(jokers=False)
     if args.refusals:
@@ -366,6 +379,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.dump.mkdir(parents=True, exist_ok=True)
     for deck in args.deck or decks():
         rng = np.random.default_rng([args.seed, decks().index(deck)])  # a deck's scenes, alone or not
+        if args.calibrated:  # its own generator: the scenes stay those of the built-in figures
+            photos = np.random.default_rng([args.seed, decks().index(deck), 52])
+            profile = Profile.learn({code: calibration_photo(deck, code, photos) for code in CODES})
+            recogniser = Recogniser(profile, jokers=False)
         for i in range(args.n):
             s = scene(deck, CODES[int(rng.integers(52))], rng, more=args.more)
             r = recogniser.recognise(s.image, thorough=True)
