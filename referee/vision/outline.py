@@ -51,10 +51,9 @@ _LINES = 0.93  # ... that a quad found from straight sides must have
 _SIDE = 0.3  # ... that each side must have
 _ALONG = 28  # profiles per side in the last fit
 _STEP = 7.0  # grey levels per px that make a step in a profile across a side
-_FAINT, _FAINT_SHARE = (
-    3.0,
-    0.6,
-)  # ... on a faint side: this share of its profiles' common step, not under _FAINT
+# ... on a faint side: this share of its profiles' common step, and at least _FAINT (3 was tried:
+# on Debian's OpenCV 4.6 a frame printed on a court card then lost its card round it)
+_FAINT, _FAINT_SHARE = 4.0, 0.6
 _LENGTH_PLAY = 0.06  # how far a card's long side may be from the length it is known to have
 _ASPECT_PLAY = 0.04  # ... and its length for its width from the deck's (a 2 px misfit at 120 px)
 _NEAR = np.arange(-2, 3)  # offsets round a side's vote where each profile's own step is looked for
