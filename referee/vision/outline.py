@@ -1152,11 +1152,10 @@ def change_outline(
         return None, False
     box, at, offset = crop
     sure, fits = _change_fits(image[at], box, aspect, complete=False)
-    if sure is None:
-        best = _pick(fits, aspect=aspect)
-        sure = None if best is None else best.quad
-        return (None if sure is None else order_quad(sure + offset)), False
-    return order_quad(sure + offset), True
+    if sure is not None:
+        return order_quad(sure + offset), True
+    best = _pick(fits, aspect=aspect)
+    return (None if best is None else order_quad(best.quad + offset)), False
 
 
 def warp_card(
