@@ -376,15 +376,23 @@ def _line_seeds(
     return out, _corner_seeds(lines, scale, aspect)
 
 
+_DIRECTIONS = 60  # a line's direction in bins of 3 degrees (a line at 179 degrees runs as one at 0)
+
+
+def _direction(angle: np.ndarray) -> np.ndarray:
+    """The direction bin (0 .. _DIRECTIONS - 1) of angles in radians, any sign or turn."""
+    return np.floor((angle % np.pi) / (np.pi / _DIRECTIONS)).astype(int) % _DIRECTIONS
+
+
 def _few_per_family(segs: np.ndarray, order: np.ndarray, most: int = 40) -> np.ndarray:
     """`order` (segment indices, longest first) with the first `most` segments of each direction (3
     degree bins) first, then the others: a striped cloth's hundreds of long parallel edges would
     otherwise be all of the longest segments kept, and a card's sides, shorter, none of them.
     (The others are not dropped: a wood grain's many segments lie along a card's sides too.)"""
     d = segs[order, 2:] - segs[order, :2]
-    bins = (np.floor((np.arctan2(d[:, 1], d[:, 0]) % np.pi) / (np.pi / 60)).astype(int)) % 60
+    bins = _direction(np.arctan2(d[:, 1], d[:, 0]))
     rank = np.zeros(len(order), int)
-    seen = np.zeros(60, int)
+    seen = np.zeros(_DIRECTIONS, int)
     for i, b in enumerate(bins.tolist()):
         rank[i] = seen[b]
         seen[b] += 1
@@ -408,7 +416,7 @@ def _cloth_free(lines: list[list[float]], even: np.ndarray) -> list[list[float]]
     kept = []
     for i, (ln, ok) in enumerate(zip(lines, keep, strict=True)):
         if ok:
-            family = int(ln[0] / (np.pi / 60)) % 60
+            family = int(_direction(np.float64(ln[0])))
             kept.append((seen[family] >= _FAMILY, i))
             seen[family] += 1
     return [lines[i] for _, i in sorted(kept)][:40]
