@@ -445,6 +445,20 @@ def test_a_box_of_a_gingham_s_lines_has_no_card_margin_though_its_squares_are_eq
     assert outline._paper_rim(card, edge) >= outline._RIM
 
 
+def test_a_card_s_margin_under_a_hand_s_shadow_is_even_and_a_striped_box_s_is_not():
+    # A shadow darkens the card from one end to the other by far more than 12 % of its median
+    # grey, smoothly; a box on a striped cloth crosses the stripes at a step.
+    card = np.full((480, 640, 3), 60, np.uint8)
+    edge = np.array([[200, 100], [440, 100], [440, 400], [200, 400]], np.float32)
+    cv2.rectangle(card, (200, 100), (440, 400), (235, 240, 240), -1)
+    xx = np.arange(640, dtype=np.float32)
+    shade = np.clip(1.0 - 0.5 * (xx - 200) / 240, 0.5, 1.0)[None, :, None]
+    shaded = (card * shade).astype(np.uint8)
+    assert outline._paper_rim(shaded, edge) >= outline._RIM
+    stripes = np.where((xx // 24 % 2)[None, :, None] == 0, 230, 150) * np.ones((480, 1, 3))
+    assert outline._paper_rim(stripes.astype(np.uint8), edge) < outline._RIM
+
+
 def test_a_gingham_line_is_even_on_neither_side_in_colour():
     cloth = cv2.GaussianBlur(_gingham(), (5, 5), 0)
     line = (0.0, 100.0, 40.0, 600.0)  # along y = 100 (angle 0: rho is the offset across)

@@ -737,7 +737,12 @@ def _paper_rim(image: np.ndarray, quad: np.ndarray) -> float:
     part = np.partition(rim, (7, 8), axis=1)
     med = (part[:, 7:8] + part[:, 8:9]) / 2  # (4, 1, 3)
     bright = np.maximum(med @ _GREY, 20.0)  # (4, 1)
-    return float(np.mean(np.abs(rim - med).max(axis=2) <= 0.12 * bright))
+    even = np.abs(rim - med).max(axis=2) <= 0.12 * bright
+    # A hand's or a lamp's shadow across the card shades its margin smoothly, by more than that
+    # from end to end; a check or stripes change it at a step. A side with no step between
+    # neighbouring samples is even all along.
+    smooth = np.abs(np.diff(rim, axis=1)).max(axis=(1, 2)) <= 0.12 * bright[:, 0]
+    return float(np.mean(even | smooth[:, None]))
 
 
 def _runs_on(image: np.ndarray, quad: np.ndarray) -> float:
