@@ -297,6 +297,16 @@ def test_a_profile_keeps_or_improves_accuracy_and_round_trips(tmp_path):
     assert Profile.load(path).aspect == profile.aspect
 
 
+def test_photos_taken_nearer_and_farther_all_go_into_the_profile():
+    # Photos taken by hand: the card 170 to 300 px wide. Each outline the built-in reader names
+    # the photo's card on is kept, whatever its length (the others' median length once dropped
+    # half of them).
+    rng = np.random.default_rng(12)
+    widths = (170, 300, 200, 260, 230)
+    learn = {c.code: single(c, rng, width=widths[i % 5]) for i, c in enumerate(SUITED)}
+    assert len(Profile.learn(learn)) == 52
+
+
 def test_a_profile_saved_before_the_decks_shape_was_kept_still_loads(tmp_path):
     older = tmp_path / "older.npz"
     np.savez(

@@ -5,6 +5,7 @@
     .venv/bin/python tools/tuning_scenes.py --refusals               (indices of no English rank)
     .venv/bin/python tools/tuning_scenes.py --n 30 --more            (felt, striped and white tables)
     .venv/bin/python tools/tuning_scenes.py --n 30 --calibrated      (read with each deck's profile)
+    .venv/bin/python tools/tuning_scenes.py --n 30 --calibrated game (its photos taken as in a game)
 
 This is the generator that tunes. The one that grades (benchmarks/heldout_scenes.py) was written
 apart from this one and from referee/sim/render.py, and is never looked at to tune; this one builds on
@@ -296,6 +297,15 @@ def calibration_photo(deck: str, code: str, rng: np.random.Generator) -> np.ndar
     return camera.shoot(frame, rng)
 
 
+def game_photo(deck: str, code: str, rng: np.random.Generator) -> np.ndarray:
+    """One card alone, typical-sized, taken as a game's frames are (tilt, glare, blur, a hand's or
+    a lamp's shadow, any table): the photos of a player who calibrates in a poor light."""
+    while True:
+        s = scene(deck, code, rng, size_name="typical")
+        if "single" in s.conditions:
+            return s.image
+
+
 def _card(code: str):
     from referee.cards import parse_card
 
@@ -364,7 +374,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--dump", type=Path, help="write each miss here, its outline drawn")
     parser.add_argument("--refusals", action="store_true", help="lettered cards of no English rank instead")
     parser.add_argument("--more", action="store_true", help="felt, striped and white tables, motion blur")
-    parser.add_argument("--calibrated", action="store_true", help="read with a profile of each deck")
+    parser.add_argument(
+        "--calibrated",
+        nargs="?",
+        const="kind",
+        choices=("kind", "game"),
+        help="read with a profile of each deck, learnt from photos in a kind light or taken as a game's",
+    )
     args = parser.parse_args(argv)
     recogniser = Recogniser(jokers=False)
     if args.refusals:
@@ -381,7 +397,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         rng = np.random.default_rng([args.seed, decks().index(deck)])  # a deck's scenes, alone or not
         if args.calibrated:  # its own generator: the scenes stay those of the built-in figures
             photos = np.random.default_rng([args.seed, decks().index(deck), 52])
-            profile = Profile.learn({code: calibration_photo(deck, code, photos) for code in CODES})
+            photo = calibration_photo if args.calibrated == "kind" else game_photo
+            profile = Profile.learn({code: photo(deck, code, photos) for code in CODES})
             recogniser = Recogniser(profile, jokers=False)
         for i in range(args.n):
             s = scene(deck, CODES[int(rng.integers(52))], rng, more=args.more)

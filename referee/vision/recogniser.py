@@ -111,9 +111,10 @@ class Profile:
         """From frames of each card alone on the table (or on top of a pile, with its outline in
         `quads`, as the watcher found it), keyed by code; cards not found are skipped.
 
-        One camera at one height takes them all, so the cards are one size: an outline far from
-        the others' median length (a frame printed on the card, a box grown onto the table) is
-        searched again for one of that length."""
+        One camera at one height mostly takes them all, so the cards are mostly one size: an
+        outline far from the others' median length (a frame printed on the card, a box grown onto
+        the table) is searched again for one of that length, unless the built-in reader names the
+        photo's card on it (photos taken by hand, nearer and farther)."""
         given = quads or {}
         found = {
             code: (image, given.get(code), 1) if code in given else _find_any_size(image)
@@ -121,11 +122,14 @@ class Profile:
         }
         lengths = [float(side_lengths(q).max()) * f for _, q, f in found.values() if q is not None]
         length = float(np.median(lengths)) if len(lengths) >= 3 else None
+        reader = Recogniser(jokers=True)
         faces, codes, aspects = [], [], []
         for code, image in images.items():
             level, quad, f = found[code]
             long_ = None if quad is None else float(side_lengths(quad).max()) * f
             off = long_ is None or (length is not None and abs(long_ / length - 1) > 0.06)
+            if off and quad is not None and reader.names(warp_card(level, quad)) == parse_card(code).code:
+                off = False
             if length is not None and off and code not in given:
                 again = _find_any_size(image, length)
                 # Photos taken by hand are a little nearer or farther: an outline within 15 % of
@@ -366,6 +370,11 @@ class Recogniser:
         Code UNKNOWN scores glyphs that are no index of the deck (a Dutch B, a joker's lettering
         in a 52-card game)."""
         return self._read(warped, corners)[0]
+
+    def names(self, warped: np.ndarray) -> str | None:
+        """The code `read_warped` scores highest, if any."""
+        scores = self.read_warped(warped)
+        return max(scores, key=scores.__getitem__) if scores else None
 
     def _read(
         self, warped: np.ndarray, corners: tuple[bool, bool], across: Callable[[], np.ndarray] | None = None
