@@ -436,12 +436,17 @@ class Recogniser:
                 for code, best in by_code.items()
             }
             # A card the profile lacks (its photo was missing or unusable) has no picture to
-            # match: it counts as matching like the runner-up card, so a close match still wins
-            # and a poor one leaves it to the corner. A joker only if one was calibrated.
+            # match: it counts as matching like the runner-up card but loses at most the
+            # picture's weight by it. Its own picture would have matched as closely as the best
+            # (at FACE size a 7 of spades is a 7 of clubs but for a few px): so a clear corner
+            # still names it, and a close match wins only over a corner in doubt. A joker only
+            # if one was calibrated. No card of the deck (UNKNOWN) has no picture to match: it
+            # loses all a close match says.
             runner = sorted(by_code.values())[-2] if len(by_code) > 1 else top
             for code, v in scores.items():
                 if code not in known and code != JOKER_CODE:
-                    known[code] = v + weight * (runner - top) / misfit
+                    lost = weight * (runner - top) / misfit
+                    known[code] = v + (lost if code == UNKNOWN else max(lost, -weight))
             scores = known
             if top >= FACE_CLOSE:
                 # A card whose own picture matches this closely is a reading, whatever its corner
