@@ -392,7 +392,7 @@ def test_a_card_missing_from_the_profile_is_still_read_by_its_corner():
 
 def test_a_missing_card_is_not_taken_for_its_look_alike_in_the_profile():
     # At a profile picture's size a 7 of spades is a 7 of clubs but for a few px: the clubs'
-    # close match once outweighed a clear corner naming the spades (9 of 12 read as clubs).
+    # close match once outweighed a clear corner naming the spades: they were read as clubs.
     rng = np.random.default_rng(5)
     style = render.STYLES["bold"]
     missing = ("7S", "9S")
