@@ -128,8 +128,8 @@ class Profile:
             level, quad, f = found[code]
             long_ = None if quad is None else float(side_lengths(quad).max()) * f
             off = long_ is None or (length is not None and abs(long_ / length - 1) > 0.06)
-            if off and quad is not None and reader.names(warp_card(level, quad)) == parse_card(code).code:
-                off = False
+            if length is not None and off and code not in given and quad is not None:
+                off = reader.names(warp_card(level, quad)) != parse_card(code).code
             if length is not None and off and code not in given:
                 again = _find_any_size(image, length)
                 # Photos taken by hand are a little nearer or farther: an outline within 15 % of
