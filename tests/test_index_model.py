@@ -82,3 +82,33 @@ def test_a_letter_that_is_no_rank_is_named_as_none(letter):
     net, _ = load_model()
     log_probs = net.log_probs(glyph_features(_text(letter, cv2.FONT_HERSHEY_COMPLEX)))[0]
     assert net.classes[int(np.argmax(log_probs))] == UNKNOWN
+
+
+def _faint_rank(blur: float) -> np.ndarray:
+    """An upright card whose thin rank is printed much fainter than the dark pips beside it."""
+    card = np.full((280, 200, 3), 245, np.uint8)
+    glyphs.put_text(card, "9", (8, 36), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (150, 150, 150), 1)
+    draw_pip(card, "D", (17, 54), 16, (40, 40, 200))
+    draw_pip(card, "D", (60, 40), 40, (30, 30, 170))
+    return cv2.GaussianBlur(card, (0, 0), blur)
+
+
+@pytest.mark.parametrize("blur", [1.0, 1.5])
+def test_a_faint_thin_rank_beside_dark_pips_is_read_with_the_threshold_lifted(blur):
+    card = _faint_rank(blur)
+    # Otsu's threshold, between the paper and the pips' dark ink, loses the faint rank.
+    parts = _index_parts(card)
+    assert parts is None or cv2.countNonZero(parts[0]) < 20
+    scores = _read_corner(card)
+    assert max(scores, key=scores.get) == "9D"
+
+
+@pytest.mark.parametrize(("letter", "blur"), [("B", 2.2), ("O", 1.5)])
+def test_a_blurred_letter_of_no_rank_stays_refused_with_the_threshold_lifted(letter, blur):
+    # Lifted, a whole letter only fattens by its soft edge, and a fat B or O looks like a 10 or
+    # an 8: the second reading is not taken for a rank the first threshold kept whole.
+    card = np.full((280, 200, 3), 245, np.uint8)
+    glyphs.put_text(card, letter, (8, 40), cv2.FONT_HERSHEY_COMPLEX, 1.1, (20, 20, 20), 2)
+    draw_pip(card, "S", (18, 58), 16, (20, 20, 20))
+    scores = _read_corner(cv2.GaussianBlur(card, (0, 0), blur))
+    assert max(scores, key=scores.get) == UNKNOWN

@@ -197,13 +197,17 @@ def _cut_pictures(ink: np.ndarray, labels: np.ndarray, stats: list[list[int]]) -
     return cut
 
 
-def _index_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, int] | None:
+def _index_parts(warped: np.ndarray, lift: float = 0.0) -> tuple[np.ndarray, np.ndarray, bool, int] | None:
     """Rank glyph, suit pip (each 255 = ink on its own canvas), whether the ink is red, and the
-    number of rows of glyphs."""
+    number of rows of glyphs. `lift`: the ink's threshold this share of the way from Otsu's up to
+    the paper's grey (see _read_corner)."""
     crop, grey = _corner_and_grey(warped)  # red ink is dark in its weakest channel
     if int(grey.max()) - int(grey.min()) < 40:
         return None
-    _, ink = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
+    level, ink = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
+    if lift:
+        paper = float(np.percentile(grey, _PAPER))
+        _, ink = cv2.threshold(grey, level + lift * max(paper - level, 0.0), 255, cv2.THRESH_BINARY_INV)
     ch = ink.shape[0]
     cut = _drop_rules(ink)
     n, labels, stats_array, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
@@ -400,14 +404,41 @@ def _median(values: np.ndarray) -> float:
 
 COLOUR_PENALTY = 3.0  # nats: ink colour is the surest cue to the suit
 JOKER_SCORE = -2.0  # four rows down the corner spell JOKER, unless a card reads more surely
+LIFT = 0.5  # a doubtful corner's second threshold: this share of the way from Otsu's to the paper's
+_DOUBT = float(np.log(0.5))  # ... read when no card is likelier than this
+_PAPER = 90  # the percentile of a corner's grey levels that is its paper
+_RANK_GROWTH = 1.6  # ... and taken only when the rank's ink grew this much with it (or was not found)
 
 
 def _read_corner(warped: np.ndarray) -> dict[str, float] | None:
     """Log-likelihood-like scores for each code from one corner, or None when it holds no index:
     the built-in model's log-probabilities of rank and suit, the suit weighed by the ink's colour,
-    and of code UNKNOWN (`index_model.UNKNOWN`): glyphs that are no index of the deck."""
+    and of code UNKNOWN (`index_model.UNKNOWN`): glyphs that are no index of the deck.
+
+    A thin rank blurred is fainter than the pips beside it: Otsu's threshold, set between the
+    paper and the darkest ink, keeps a piece of it or none. A corner that reads no card likely
+    enough is read once more with the threshold lifted towards the paper (`LIFT`), and that
+    reading is taken when it names a card likelier than the first did, and the rank grew with it
+    (`_RANK_GROWTH`)."""
     parts = _index_parts(warped)
-    return None if parts is None else _scores(*parts)
+    scores = None if parts is None else _scores(*parts)
+    first = _card_lp(scores)
+    if first >= _DOUBT:
+        return scores
+    more = _index_parts(warped, LIFT)
+    lifted = None if more is None else _scores(*more)
+    if lifted is None or max(lifted, key=lifted.__getitem__) == UNKNOWN or _card_lp(lifted) <= first:
+        return scores
+    # A rank the first threshold kept whole (a Dutch B, refused) only grows by its soft edge: its
+    # second reading is of the same glyph, fattened, and may look like some rank.
+    if parts is not None and cv2.countNonZero(more[0]) < _RANK_GROWTH * cv2.countNonZero(parts[0]):
+        return scores
+    return lifted
+
+
+def _card_lp(scores: dict[str, float] | None) -> float:
+    """The best score of a card (not UNKNOWN) among `scores`, -inf when there are none."""
+    return max((v for k, v in scores.items() if k != UNKNOWN), default=-np.inf) if scores else -np.inf
 
 
 def _beside_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, int] | None:
