@@ -427,7 +427,11 @@ def _read_corner(warped: np.ndarray) -> dict[str, float] | None:
         return scores
     more = _index_parts(warped, LIFT)
     lifted = None if more is None else _scores(*more)
-    if lifted is None or max(lifted, key=lifted.__getitem__) == UNKNOWN or _card_lp(lifted) <= first:
+    if lifted is None or max(lifted, key=lifted.__getitem__) in _NO_CARD or _card_lp(lifted) <= first:
+        return scores
+    # Only a plain index, a rank over its pip, both times: more rows are a joker's lettering down
+    # the corner, or a picture's pieces.
+    if more[3] != 2 or (parts is not None and parts[3] != 2):
         return scores
     # A rank the first threshold kept whole (a Dutch B, refused) only grows by its soft edge: its
     # second reading is of the same glyph, fattened, and may look like some rank.
@@ -436,9 +440,12 @@ def _read_corner(warped: np.ndarray) -> dict[str, float] | None:
     return lifted
 
 
+_NO_CARD = (UNKNOWN, JOKER_CODE)
+
+
 def _card_lp(scores: dict[str, float] | None) -> float:
-    """The best score of a card (not UNKNOWN) among `scores`, -inf when there are none."""
-    return max((v for k, v in scores.items() if k != UNKNOWN), default=-np.inf) if scores else -np.inf
+    """The best score of a card (neither UNKNOWN nor a joker) among `scores`, -inf when none."""
+    return max((v for k, v in scores.items() if k not in _NO_CARD), default=-np.inf) if scores else -np.inf
 
 
 def _beside_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, int] | None:
