@@ -32,6 +32,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from referee.cards import JOKER_CODE
 from referee.cards import deck as make_deck
 from referee.sim.card_themes import available_themes, theme_cards
 from referee.sim.render import (
@@ -364,6 +365,24 @@ def refusals(recogniser, per_letter: int = 3) -> tuple[int, int, dict[str, int]]
     return refused, n, dict(read)
 
 
+def joker_refusals(recogniser, per_mix: int = 12) -> tuple[int, int, dict[str, int]]:
+    """The own styles' jokers as `scene` draws any top card, on the default and the `--more`
+    tables, read in a 52-card game (`recogniser`'s jokers off): `refusals`' counts for them."""
+    refused, n, read = 0, 0, defaultdict(int)
+    for deck in STYLES:
+        if STYLES[deck].index_layout != "stacked":
+            continue
+        for more in (False, True):
+            rng = np.random.default_rng([99, decks().index(deck), more])
+            for _ in range(per_mix):
+                got = recogniser.recognise(scene(deck, JOKER_CODE, rng, more=more).image, thorough=True)
+                n += 1
+                refused += got.card is None
+                if got.card is not None:
+                    read[got.card.code] += 1
+    return refused, n, dict(read)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from referee.vision.recogniser import Profile, Recogniser
 
@@ -372,7 +391,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--deck", action="append", choices=decks(), help="only these decks (default: all)")
     parser.add_argument("--dump", type=Path, help="write each miss here, its outline drawn")
-    parser.add_argument("--refusals", action="store_true", help="lettered cards of no English rank instead")
+    parser.add_argument(
+        "--refusals", action="store_true", help="lettered cards of no English rank, and jokers, instead"
+    )
     parser.add_argument("--more", action="store_true", help="felt, striped and white tables, motion blur")
     parser.add_argument(
         "--calibrated",
@@ -387,6 +408,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         began = time.perf_counter()
         refused, n, read = refusals(recogniser)
         print(f"refused {refused}/{n} = {100 * refused / n:.1f} %; read as {read or 'nothing'}")
+        refused, n, read = joker_refusals(recogniser)
+        print(f"jokers refused {refused}/{n} = {100 * refused / n:.1f} %; read as {read or 'nothing'}")
         print(f"{time.perf_counter() - began:.0f} s")
         return 0
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])  # right, outline, sure, sure wrong, n
