@@ -23,7 +23,7 @@ import math
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -330,11 +330,26 @@ def outline_error(quad: np.ndarray | None, scene_: Scene) -> float:
     return best / scene_.width
 
 
-def refusals(recogniser, per_letter: int = 3) -> tuple[int, int, dict[str, int]]:
-    """A lettered card (`lettered_face`) 150-260 px wide in 1280x720, alone or over another card,
-    read as a still photo is: how many of them are refused (no card), of how many, and what the
-    others were read as (code: count)."""
+def _tally(recogniser, frames: Iterable[np.ndarray]) -> tuple[int, int, dict[str, int]]:
+    """Each frame read as a still photo is: how many were refused (no card), of how many, and
+    what the others were read as (code: count)."""
     refused, n, read = 0, 0, defaultdict(int)
+    for frame in frames:
+        got = recogniser.recognise(frame, thorough=True)
+        n += 1
+        refused += got.card is None
+        if got.card is not None:
+            read[got.card.code] += 1
+    return refused, n, dict(read)
+
+
+def refusals(recogniser, per_letter: int = 3) -> tuple[int, int, dict[str, int]]:
+    """A lettered card (`lettered_face`) 150-260 px wide in 1280x720, alone or over another card:
+    `_tally`'s counts for them."""
+    return _tally(recogniser, _lettered_frames(per_letter))
+
+
+def _lettered_frames(per_letter: int) -> Iterator[np.ndarray]:
     tables = ("green_cloth", "wood", "dark", "light")
     for font in UNSEEN_FONTS:
         for k, (letter, suit) in enumerate(FOREIGN_INDICES):
@@ -346,7 +361,7 @@ def refusals(recogniser, per_letter: int = 3) -> tuple[int, int, dict[str, int]]
                 other = _card(str(rng.choice([c for c in CODES if c != "JS"])))
                 under = Placement(other, x + 0.5 * width, y + 0.3 * width, float(rng.uniform(0, 360)), width)
                 top = Placement(_card("JS"), x, y, angle, width)
-                frame = render_pile(
+                yield render_pile(
                     [under, top] if seed else [top],
                     tables[(k + seed) % len(tables)],
                     rng,
@@ -357,30 +372,22 @@ def refusals(recogniser, per_letter: int = 3) -> tuple[int, int, dict[str, int]]
                     noise=3.0,
                     jpeg_quality=85,
                 )
-                got = recogniser.recognise(frame, thorough=True)
-                n += 1
-                refused += got.card is None
-                if got.card is not None:
-                    read[got.card.code] += 1
-    return refused, n, dict(read)
 
 
 def joker_refusals(recogniser, per_mix: int = 12) -> tuple[int, int, dict[str, int]]:
-    """The own styles' jokers as `scene` draws any top card, on the default and the `--more`
-    tables, read in a 52-card game (`recogniser`'s jokers off): `refusals`' counts for them."""
-    refused, n, read = 0, 0, defaultdict(int)
-    for deck in STYLES:
-        if STYLES[deck].index_layout != "stacked":
+    """The own stacked styles' jokers as `scene` draws any top card, on the default and the
+    `--more` tables, read in a 52-card game (`recogniser`'s jokers off): `_tally`'s counts."""
+    return _tally(recogniser, _joker_frames(per_mix))
+
+
+def _joker_frames(per_mix: int) -> Iterator[np.ndarray]:
+    for deck, style in STYLES.items():
+        if style.index_layout != "stacked":
             continue
         for more in (False, True):
             rng = np.random.default_rng([99, decks().index(deck), more])
             for _ in range(per_mix):
-                got = recogniser.recognise(scene(deck, JOKER_CODE, rng, more=more).image, thorough=True)
-                n += 1
-                refused += got.card is None
-                if got.card is not None:
-                    read[got.card.code] += 1
-    return refused, n, dict(read)
+                yield scene(deck, JOKER_CODE, rng, more=more).image
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -406,8 +406,9 @@ COLOUR_PENALTY = 3.0  # nats: ink colour is the surest cue to the suit
 JOKER_SCORE = -2.0  # four rows down the corner spell JOKER, unless a card reads more surely
 LIFT = 0.5  # a doubtful corner's second threshold: this share of the way from Otsu's to the paper's
 _DOUBT = float(np.log(0.5))  # ... read when no card is likelier than this
-_PAPER = 90  # the percentile of a corner's grey levels that is its paper
 _RANK_GROWTH = 1.6  # ... and taken only when the rank's ink grew this much with it (or was not found)
+_PAPER = 90  # the percentile of a corner's grey levels that is its paper
+_NO_CARD = (UNKNOWN, JOKER_CODE)  # codes a corner may score that name no card of a 52-card game
 
 
 def _read_corner(warped: np.ndarray) -> dict[str, float] | None:
@@ -438,9 +439,6 @@ def _read_corner(warped: np.ndarray) -> dict[str, float] | None:
     if parts is not None and cv2.countNonZero(more[0]) < _RANK_GROWTH * cv2.countNonZero(parts[0]):
         return scores
     return lifted
-
-
-_NO_CARD = (UNKNOWN, JOKER_CODE)
 
 
 def _card_lp(scores: dict[str, float] | None) -> float:
