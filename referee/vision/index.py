@@ -17,6 +17,8 @@ from referee.cards import JOKER_CODE, RANKS, SUITS
 from .index_model import UNKNOWN, glyph_features, load_model
 
 _REDS = ("H", "D")
+# What `_index_parts` finds in a corner: rank glyph, suit pip, red ink, rows, letters (see there).
+Parts = tuple[np.ndarray, np.ndarray, bool, int, int]
 _CORNER = (0.015, 0.24, 0.012, 0.36)  # x0, x1, y0, y1 as parts of the card
 _WIDE = (0.34, 0.5)  # x1, y1 of the region searched for a larger index than _CORNER holds
 _BAND = (0.015, 0.985, 0.012, 0.3)  # x0, x1, y0, y1: the top band an index laid across lies in
@@ -197,10 +199,11 @@ def _cut_pictures(ink: np.ndarray, labels: np.ndarray, stats: list[list[int]]) -
     return cut
 
 
-def _index_parts(warped: np.ndarray, lift: float = 0.0) -> tuple[np.ndarray, np.ndarray, bool, int] | None:
-    """Rank glyph, suit pip (each 255 = ink on its own canvas), whether the ink is red, and the
-    number of rows of glyphs. `lift`: the ink's threshold this share of the way from Otsu's up to
-    the paper's grey (see _read_corner)."""
+def _index_parts(warped: np.ndarray, lift: float = 0.0) -> Parts | None:
+    """Rank glyph, suit pip (each 255 = ink on its own canvas), whether the ink is red, the
+    number of rows of glyphs, and how many of them a word down the corner fills (`_letters`).
+    `lift`: the ink's threshold this share of the way from Otsu's up to the paper's grey (see
+    _read_corner)."""
     crop, grey = _corner_and_grey(warped)  # red ink is dark in its weakest channel
     if int(grey.max()) - int(grey.min()) < 40:
         return None
@@ -226,6 +229,7 @@ def _index_parts(warped: np.ndarray, lift: float = 0.0) -> tuple[np.ndarray, np.
     # A rank row's blob less than half its height is no glyph of it (a piece of the card's outline
     # left of the rank); a pip may be, beside a bigger one.
     rank_blobs = _same_line(big[0], stats, labels, 0.5)
+    letters = _letters(big, stats, rank_blobs[0])
     rank = _painted(labels, n, rank_blobs)
     suit_blobs = _same_line(big[1], stats, labels)
     rank_bottom = max(stats[k][cv2.CC_STAT_TOP] + stats[k][cv2.CC_STAT_HEIGHT] for k in rank_blobs)
@@ -234,7 +238,22 @@ def _index_parts(warped: np.ndarray, lift: float = 0.0) -> tuple[np.ndarray, np.
     suit = _trim_suit(suit, rank)
     if suit is None:
         return None
-    return rank, suit, _redness(crop, ink) > 0.15, len(big)
+    return rank, suit, _redness(crop, ink) > 0.15, len(big), letters
+
+
+def _letters(big: list[list[int]], stats: list[list[int]], rank: int) -> int:
+    """How many rows from the top start with a glyph of the rank's size (blob `rank`), each right
+    under the one above: a word written down the corner (JOKER) has four or more, an index two."""
+    x, y, w0, h0, _ = stats[rank]
+    cx, bottom, count = x + w0 / 2, y + h0, 1
+    for row in big[1:]:
+        k = min(row, key=lambda b: stats[b][cv2.CC_STAT_LEFT])
+        bx, by, bw, bh, _ = stats[k]
+        under = abs(bx + bw / 2 - cx) <= 0.5 * max(w0, bw) and by - bottom <= h0
+        if not (under and 0.7 * h0 <= bh <= 1.3 * h0):
+            break
+        count, bottom = count + 1, by + bh
+    return count
 
 
 def _glyph_blobs(
@@ -404,6 +423,7 @@ def _median(values: np.ndarray) -> float:
 
 COLOUR_PENALTY = 3.0  # nats: ink colour is the surest cue to the suit
 JOKER_SCORE = -2.0  # four rows down the corner spell JOKER, unless a card reads more surely
+_WORD = 4  # glyphs of the rank's size stacked down the corner that are a word (JOKER), not an index
 LIFT = 0.5  # a doubtful corner's second threshold: this share of the way from Otsu's to the paper's
 _DOUBT = float(np.log(0.5))  # ... read when no card is likelier than this
 _RANK_GROWTH = 1.6  # ... and taken only when the rank's ink grew this much with it (or was not found)
@@ -418,13 +438,15 @@ def _read_corner(warped: np.ndarray) -> dict[str, float] | None:
 
     A thin rank blurred is fainter than the pips beside it: Otsu's threshold, set between the
     paper and the darkest ink, keeps a piece of it or none. A corner that reads no card likely
-    enough is read once more with the threshold lifted towards the paper (`LIFT`), and that
+    enough from such a piece is read once more with the threshold lifted towards the paper (`LIFT`), and that
     reading is taken when it names a card likelier than the first did, and the rank grew with it
     (`_RANK_GROWTH`)."""
     parts = _index_parts(warped)
     scores = None if parts is None else _scores(*parts)
     first = _card_lp(scores)
-    if first >= _DOUBT:
+    # A corner with no index at all at the first threshold is not read again: lifted, such corners
+    # mostly read wrong (a blurred 2 as an 8), where a rank's fragment mostly grows to the rank.
+    if first >= _DOUBT or parts is None:
         return scores
     more = _index_parts(warped, LIFT)
     lifted = None if more is None else _scores(*more)
@@ -432,11 +454,11 @@ def _read_corner(warped: np.ndarray) -> dict[str, float] | None:
         return scores
     # Only a plain index, a rank over its pip, both times: more rows are a joker's lettering down
     # the corner, or a picture's pieces.
-    if more[3] != 2 or (parts is not None and parts[3] != 2):
+    if more[3] != 2 or parts[3] != 2:
         return scores
     # A rank the first threshold kept whole (a Dutch B, refused) only grows by its soft edge: its
     # second reading is of the same glyph, fattened, and may look like some rank.
-    if parts is not None and cv2.countNonZero(more[0]) < _RANK_GROWTH * cv2.countNonZero(parts[0]):
+    if cv2.countNonZero(more[0]) < _RANK_GROWTH * cv2.countNonZero(parts[0]):
         return scores
     return lifted
 
@@ -446,7 +468,7 @@ def _card_lp(scores: dict[str, float] | None) -> float:
     return max((v for k, v in scores.items() if k not in _NO_CARD), default=-np.inf) if scores else -np.inf
 
 
-def _beside_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, int] | None:
+def _beside_parts(warped: np.ndarray) -> Parts | None:
     """`_index_parts` of an index laid across the card's top (a modern deck's: the rank at the top
     left, its pip level with it at the top right), or None.
 
@@ -485,7 +507,7 @@ def _beside_parts(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, int
     if stats[pip][cv2.CC_STAT_LEFT] + stats[pip][cv2.CC_STAT_WIDTH] < 0.8 * bw_:
         return None  # not at the card's far side: a piece of a picture (inside a court's frame)
     glyphs = _painted(labels, n, [*rank_blobs, pip])
-    return _painted(labels, n, rank_blobs), _painted(labels, n, [pip]), _redness(band, glyphs) > 0.15, 2
+    return _painted(labels, n, rank_blobs), _painted(labels, n, [pip]), _redness(band, glyphs) > 0.15, 2, 1
 
 
 def _read_beside(warped: np.ndarray) -> dict[str, float] | None:
@@ -494,9 +516,12 @@ def _read_beside(warped: np.ndarray) -> dict[str, float] | None:
     return None if parts is None else _scores(*parts)
 
 
-def _scores(rank: np.ndarray, suit: np.ndarray, red: bool, n_rows: int) -> dict[str, float] | None:
+def _scores(
+    rank: np.ndarray, suit: np.ndarray, red: bool, n_rows: int, letters: int
+) -> dict[str, float] | None:
     """Scores per code of a rank glyph and a suit pip (`_read_corner`'s), None when either holds
-    too little ink to be a glyph. `n_rows`: rows of glyphs down the corner (four spell JOKER)."""
+    too little ink to be a glyph. `n_rows`: rows of glyphs down the corner (four spell JOKER);
+    `letters`: of those, glyphs of the rank's size stacked under it (`_letters`)."""
     rank_f, suit_f = glyph_features(rank), glyph_features(suit)
     if rank_f is None or suit_f is None:
         return None
@@ -513,7 +538,12 @@ def _scores(rank: np.ndarray, suit: np.ndarray, red: bool, n_rows: int) -> dict[
     unknown = 0.0
     if not_rank is not None and not_suit is not None:
         unknown = 1.0 - (1.0 - np.exp(not_rank)) * (1.0 - np.exp(not_suit))
-    if n_rows >= 4:  # JOKER written down the corner, unless a card reads more surely
+    if letters >= _WORD:
+        # A word down the corner, not a rank over its pip: the joker's, whatever its J and O
+        # look like (a blurred O is a blob, read as a club).
+        out[JOKER_CODE] = 0.0
+        unknown = 0.0
+    elif n_rows >= 4:  # JOKER written down the corner, unless a card reads more surely
         # Its J over an O that is no pip is a joker's, not some unknown index: that share of the
         # unknown's chance is the joker's.
         joker = float(np.exp(rank_lp["J"] + not_suit)) if not_suit is not None else 0.0
