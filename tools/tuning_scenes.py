@@ -374,15 +374,16 @@ def _lettered_frames(per_letter: int) -> Iterator[np.ndarray]:
                 )
 
 
-def joker_refusals(recogniser, per_mix: int = 12) -> tuple[int, int, dict[str, int]]:
-    """The own stacked styles' jokers as `scene` draws any top card, on the default and the
-    `--more` tables, read in a 52-card game (`recogniser`'s jokers off): `_tally`'s counts."""
-    return _tally(recogniser, _joker_frames(per_mix))
+def joker_refusals(recogniser, per_mix: int = 12, themes: bool = False) -> tuple[int, int, dict[str, int]]:
+    """The own stacked styles' jokers (or with `themes`, the tuning themes' own jokers) as `scene`
+    draws any top card, on the default and the `--more` tables, read in a 52-card game
+    (`recogniser`'s jokers off): `_tally`'s counts."""
+    return _tally(recogniser, _joker_frames(per_mix, themes))
 
 
-def _joker_frames(per_mix: int) -> Iterator[np.ndarray]:
-    for deck, style in STYLES.items():
-        if style.index_layout != "stacked":
+def _joker_frames(per_mix: int, themes: bool = False) -> Iterator[np.ndarray]:
+    for deck in decks():
+        if (deck in THEMES) != themes or (deck in STYLES and STYLES[deck].index_layout != "stacked"):
             continue
         for more in (False, True):
             rng = np.random.default_rng([99, decks().index(deck), more])
@@ -417,6 +418,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"refused {refused}/{n} = {100 * refused / n:.1f} %; read as {read or 'nothing'}")
         refused, n, read = joker_refusals(recogniser)
         print(f"jokers refused {refused}/{n} = {100 * refused / n:.1f} %; read as {read or 'nothing'}")
+        refused, n, read = joker_refusals(recogniser, per_mix=8, themes=True)
+        print(f"theme jokers refused {refused}/{n} = {100 * refused / n:.1f} %; read as {read or 'nothing'}")
         print(f"{time.perf_counter() - began:.0f} s")
         return 0
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])  # right, outline, sure, sure wrong, n
