@@ -105,15 +105,6 @@ def test_a_faint_thin_rank_beside_dark_pips_is_read_with_the_threshold_lifted(co
     assert max(scores, key=scores.get) == code
 
 
-@pytest.mark.parametrize(("code", "width", "blur"), [("2C", 120, 2.5), ("6C", 120, 3.0), ("9S", 100, 3.0)])
-def test_a_corner_with_no_index_at_the_first_threshold_is_not_read_lifted(code, width, blur):
-    # Lifted, these read as an 8 or a queen of clubs: a corner where Otsu's threshold finds no
-    # index at all mostly reads wrong when lifted, so it is not read, and the table is asked.
-    card = _blurred_thin(code, width, blur)
-    assert _index_parts(card) is None
-    assert _read_corner(card) is None
-
-
 @pytest.mark.parametrize(("letter", "blur"), [("B", 2.2), ("O", 1.5)])
 def test_a_blurred_letter_of_no_rank_stays_refused_with_the_threshold_lifted(letter, blur):
     # Lifted, a whole letter only fattens by its soft edge, and a fat B or O looks like a 10 or

@@ -438,15 +438,13 @@ def _read_corner(warped: np.ndarray) -> dict[str, float] | None:
 
     A thin rank blurred is fainter than the pips beside it: Otsu's threshold, set between the
     paper and the darkest ink, keeps a piece of it or none. A corner that reads no card likely
-    enough from such a piece is read once more with the threshold lifted towards the paper (`LIFT`), and that
+    enough is read once more with the threshold lifted towards the paper (`LIFT`), and that
     reading is taken when it names a card likelier than the first did, and the rank grew with it
     (`_RANK_GROWTH`)."""
     parts = _index_parts(warped)
     scores = None if parts is None else _scores(*parts)
     first = _card_lp(scores)
-    # A corner with no index at all at the first threshold is not read again: lifted, such corners
-    # mostly read wrong (a blurred 2 as an 8), where a rank's fragment mostly grows to the rank.
-    if first >= _DOUBT or parts is None:
+    if first >= _DOUBT:
         return scores
     more = _index_parts(warped, LIFT)
     lifted = None if more is None else _scores(*more)
@@ -454,11 +452,11 @@ def _read_corner(warped: np.ndarray) -> dict[str, float] | None:
         return scores
     # Only a plain index, a rank over its pip, both times: more rows are a joker's lettering down
     # the corner, or a picture's pieces.
-    if more[3] != 2 or parts[3] != 2:
+    if more[3] != 2 or (parts is not None and parts[3] != 2):
         return scores
     # A rank the first threshold kept whole (a Dutch B, refused) only grows by its soft edge: its
     # second reading is of the same glyph, fattened, and may look like some rank.
-    if cv2.countNonZero(more[0]) < _RANK_GROWTH * cv2.countNonZero(parts[0]):
+    if parts is not None and cv2.countNonZero(more[0]) < _RANK_GROWTH * cv2.countNonZero(parts[0]):
         return scores
     return lifted
 
