@@ -9,8 +9,19 @@ import pytest
 from referee.cards import JOKER_CODE, RANKS, SUITS, parse_card
 from referee.sim import glyphs
 from referee.sim.render import STYLES, card_sprite, draw_pip
-from referee.vision.index import _index_parts, _read_corner, _scores
+from referee.vision import index as card_index
+from referee.vision.index import (
+    BODY_CAP,
+    _index_parts,
+    _read_corner,
+    _scores,
+    body_suit,
+    corner_regions,
+    suit_in_doubt,
+    weigh_body,
+)
 from referee.vision.index_model import FEATURES, MODEL_PATH, UNKNOWN, glyph_features, load_model
+from referee.vision.recogniser import Recogniser
 
 HELD_OUT = ("anglo", "tango", "simplistic", "paris", "bellot", "neoclassical")
 
@@ -145,3 +156,59 @@ def test_an_index_is_no_word(style):
         face, _ = card_sprite(parse_card(code), 120, STYLES[style])
         card = cv2.resize(face[:, :, :3], (200, 280), interpolation=cv2.INTER_LINEAR)
         assert _index_parts(card)[4] < 4, code
+
+
+def _own_card(code: str, width: int, style: str = "classic") -> np.ndarray:
+    face, _ = card_sprite(parse_card(code), width, STYLES[style])
+    return cv2.resize(face[:, :, :3], (200, 280), interpolation=cv2.INTER_LINEAR)
+
+
+@pytest.mark.parametrize("style", ["classic", "bold", "serif", "thin"])
+def test_the_body_pips_name_a_cards_suit_either_way_up_or_say_nothing(style):
+    named = 0
+    for code in ("3D", "4H", "5C", "6S", "7S", "8H", "9C", "10S", "2C", "AH", "JC", "QH", "KD"):
+        card = cv2.GaussianBlur(_own_card(code, 110, style), (0, 0), 1.2)
+        for view in (card, cv2.flip(card, -1)):
+            suits = body_suit(view)
+            if suits is not None:
+                assert max(suits, key=suits.get) == code[-1], code
+                named += 1
+    # The seven number cards from 4 up, both ways up (a 3 has two pips off the middle), and no
+    # more than a court's own pips besides.
+    assert 14 <= named <= 18
+
+
+def test_the_body_pips_say_nothing_of_a_two_or_an_ace():
+    # Fewer than three pips of one size: two may be a court picture's pieces.
+    for style in ("classic", "bold", "serif", "thin"):
+        for code in ("AS", "2S", "AD", "2H"):
+            assert body_suit(_own_card(code, 120, style)) is None
+
+
+@pytest.mark.parametrize(
+    ("code", "width", "blur", "style"),
+    [("9S", 110, 2.0, "classic"), ("7S", 90, 1.5, "bold"), ("5S", 90, 2.0, "thin")],
+)
+def test_an_index_pip_too_blurred_to_tell_is_settled_by_the_body_pips(code, width, blur, style, monkeypatch):
+    card = _own_card(code, width, style)
+    blurred = cv2.GaussianBlur(card, (0, 0), blur)
+    for x0, y0, x1, y1 in corner_regions((200, 280)):  # the small index blurred, the big pips sharp
+        card[y0:y1, x0:x1] = blurred[y0:y1, x0:x1]
+    reader = Recogniser(jokers=False)
+    scores = reader.read_warped(card)
+    assert max(scores, key=scores.get) == code
+    monkeypatch.setattr(card_index, "BODY_CAP", 0.0)  # the body pips unheard
+    scores = reader.read_warped(card)
+    assert max(scores, key=scores.get) != code  # a blurred spade is read as a club
+
+
+def test_the_body_pips_weigh_only_a_suit_and_at_most_their_cap():
+    scores = {"8S": -0.1, "8C": -2.5, "3S": -4.0, UNKNOWN: -5.0}
+    body = {"S": np.log(0.01), "H": -30.0, "D": -30.0, "C": np.log(0.99)}
+    assert suit_in_doubt(scores)
+    weighed = weigh_body(scores, body)
+    assert max(weighed, key=weighed.get) == "8C"
+    assert weighed[UNKNOWN] == scores[UNKNOWN] and weighed["8C"] == scores["8C"]
+    assert weighed["3S"] == pytest.approx(scores["3S"] + np.log(0.01) - np.log(0.99))
+    assert weigh_body({"8S": 0.0}, {**body, "S": -50.0})["8S"] == -BODY_CAP
+    assert not suit_in_doubt({"8S": -0.01, "8C": -9.0, "9S": -1.0})

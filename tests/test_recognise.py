@@ -238,7 +238,10 @@ def test_deck_awareness_takes_the_runner_up_when_close(monkeypatch, recogniser):
     monkeypatch.setattr(
         Recogniser,
         "_read",
-        lambda self, w, corners=(True, True), across=None: ({"8C": -0.2, "8S": -0.5, "3C": -5.0}, None),
+        lambda self, w, corners=(True, True), across=None, body=None: (
+            {"8C": -0.2, "8S": -0.5, "3C": -5.0},
+            None,
+        ),
     )
     assert recogniser.recognise(frame).card.code == "8C"
     assert recogniser.recognise(frame, seen=frozenset({"8C"})).card.code == "8S"
@@ -246,7 +249,7 @@ def test_deck_awareness_takes_the_runner_up_when_close(monkeypatch, recogniser):
     monkeypatch.setattr(
         Recogniser,
         "_read",
-        lambda self, w, corners=(True, True), across=None: (
+        lambda self, w, corners=(True, True), across=None, body=None: (
             {"8C": -0.2, "8S": -0.2 - SEEN_MARGIN * 1.5},
             None,
         ),

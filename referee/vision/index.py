@@ -550,3 +550,99 @@ def _scores(
     if not_rank is not None and not_suit is not None:
         out[UNKNOWN] = float(np.log(max(unknown, 1e-12)))
     return out
+
+
+_BODY = (0.1, 0.9, 0.05, 0.95)  # x0, x1, y0, y1: the part of the card its body pips are looked for in
+_BODY_INDEX = (0.22, 0.36)  # ... but for blobs centred in its index corners, this far in (x, y)
+_BODY_LEAST = 3  # pips of one size it takes: two may be a court picture's pieces (a queen's flowers)
+_BODY_SURE = 0.85  # ... and how likely their suit must be, on average, to say anything
+BODY_CAP = 6.0  # nats: the most the body pips take off a suit the corner read
+
+
+def body_region(size: tuple[int, int]) -> tuple[int, int, int, int]:
+    """The box (x0, y0, x1, y1) of an upright card `size` = (w, h) that `body_suit` looks at."""
+    w, h = size
+    x0, x1, y0, y1 = _BODY
+    return round(x0 * w), round(y0 * h), round(x1 * w), round(y1 * h)
+
+
+def body_suit(warped: np.ndarray) -> dict[str, float] | None:
+    """Log-probabilities of each suit from the pips in the card's body (`_BODY`), or None when it
+    holds fewer than `_BODY_LEAST` pip-like blobs of one size (a court, an ace) or they say no suit
+    surely: the mean of each pip's suit network chances, those in the lower half turned upright.
+
+    The index's pip is a small glyph; blurred, a club and a spade are alike there. A number card's
+    body pips are three to five times its size, and there are several of them."""
+    h, w = warped.shape[:2]
+    left, top, right, bottom = body_region((w, h))
+    grey = _flat(_weakest(warped[top:bottom, left:right]), w)
+    if int(grey.max()) - int(grey.min()) < 40:
+        return None
+    _, ink = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
+    n, labels, stats_array, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    ix, iy = round(_BODY_INDEX[0] * w) - left, round(_BODY_INDEX[1] * h) - top
+    corners = ((0, 0, ix, iy), (right - left - ix, bottom - top - iy, right - left, bottom - top))
+    pips = _pip_blobs(stats_array.tolist(), n, ink.shape, w, corners)
+    if len(pips) < _BODY_LEAST:
+        return None
+    # The lower half's pips are printed upside down, and the network knows upright ones; a pip
+    # across the middle is upright on a card either way up, so it says nothing of which.
+    features = []
+    for x, y, bw, bh, k in pips:
+        at = (top + y + bh / 2) / h
+        if 0.45 <= at <= 0.55:
+            continue
+        glyph = cv2.compare(labels[y : y + bh, x : x + bw], k, cv2.CMP_EQ)
+        features.append(glyph_features(cv2.flip(glyph, -1) if at > 0.55 else glyph))
+    if len(features) < _BODY_LEAST or any(f is None for f in features):
+        return None
+    _, net = load_model()
+    # The mean chance, not the mean log: one pip misread (a smudge, a glare) does not veto the rest.
+    mean = np.log(np.exp(net.log_probs(np.vstack(features[:6]))).mean(axis=0) + 1e-9)
+    lp = dict(zip(net.classes, mean.tolist(), strict=True))
+    best = max(lp, key=lp.__getitem__)
+    if best == UNKNOWN or lp[best] < np.log(_BODY_SURE):
+        return None
+    return {s: lp[s] for s in SUITS}
+
+
+def _pip_blobs(
+    stats: list[list[int]], n: int, shape: tuple[int, int], card_w: int, corners: tuple[tuple[int, ...], ...]
+) -> list[tuple[int, ...]]:
+    """The blobs (x, y, w, h, label) that may be body pips: whole in the region, not centred in the
+    index `corners` (boxes x0, y0, x1, y1), solid, about as wide as tall, 7 to 30 % of the card's
+    width, and of the median one's area (0.7 to 1.4 times)."""
+    rh, rw = shape
+    found = []
+    for k in range(1, n):
+        x, y, bw, bh, area = stats[k]
+        if not (0.07 * card_w <= min(bw, bh) and max(bw, bh) <= 0.3 * card_w and 0.6 <= bw / bh <= 1.6):
+            continue
+        if x == 0 or y == 0 or x + bw >= rw or y + bh >= rh or area < 0.4 * bw * bh:
+            continue
+        cx, cy = x + bw / 2, y + bh / 2
+        if any(x0 <= cx < x1 and y0 <= cy < y1 for x0, y0, x1, y1 in corners):
+            continue
+        found.append((x, y, bw, bh, k, area))
+    if not found:
+        return []
+    median = float(np.median([f[5] for f in found]))
+    return [f[:5] for f in found if 0.7 * median <= f[5] <= 1.4 * median]
+
+
+def suit_in_doubt(scores: dict[str, float]) -> bool:
+    """Whether the card `scores` name best has a rival of its rank in another suit within
+    `BODY_CAP`: then the body's pips may settle it (`body_suit`), else they need not be read."""
+    cards = {k: v for k, v in scores.items() if k not in _NO_CARD}
+    if not cards:
+        return False
+    best = max(cards, key=cards.__getitem__)
+    rivals = [cards.get(best[:-1] + s, -np.inf) for s in SUITS if s != best[-1]]
+    return max(rivals) > cards[best] - BODY_CAP
+
+
+def weigh_body(scores: dict[str, float], body: dict[str, float]) -> dict[str, float]:
+    """`scores` with each card's suit weighed by the body's pips (`body_suit`): a suit they make
+    less likely than their best loses that many nats, at most `BODY_CAP`."""
+    top = max(body.values())
+    return {k: v if k in _NO_CARD else v + max(body[k[-1]] - top, -BODY_CAP) for k, v in scores.items()}

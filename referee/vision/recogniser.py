@@ -23,7 +23,7 @@ from referee.errors import UserError
 from . import index as card_index
 from . import outline as card_outline
 from . import outline_model
-from .index import _read_beside, _read_corner, band_regions, corner_regions
+from .index import _read_beside, _read_corner, band_regions, body_region, corner_regions
 from .index_model import UNKNOWN, load_model
 from .outline import (
     MAX_WIDTH,
@@ -377,18 +377,27 @@ class Recogniser:
         return max(scores, key=scores.__getitem__) if scores else None
 
     def _read(
-        self, warped: np.ndarray, corners: tuple[bool, bool], across: Callable[[], np.ndarray] | None = None
+        self,
+        warped: np.ndarray,
+        corners: tuple[bool, bool],
+        across: Callable[[], np.ndarray] | None = None,
+        body: Callable[[], np.ndarray] | None = None,
     ) -> tuple[dict[str, float], str | None]:
         """`read_warped`'s scores, and the code both corners named each on its own (None unless both
         were read and agree): two readings of one card at its two ends, evidence for `is_sure`.
         When neither corner holds an index, the index laid across the card's top (`_read_beside`)
         of the warp `across()` gives (one with the card's top and bottom bands; `warped` itself
         when None): never sure, since such decks mostly print it once, and the reader has less
-        behind it."""
+        behind it. A suit in doubt is weighed by the body's pips (`index.body_suit`) of the warp
+        `body()` gives (one with the card's body; `warped` itself when None)."""
         scores, named = self._corners(warped, corners, _read_corner)
         agreed = named[0] if len(named) == 2 and named[0] == named[1] != UNKNOWN else None
         if not scores:
             scores = self._corners(warped if across is None else across(), corners, _read_beside)[0]
+        if scores and card_index.suit_in_doubt(scores):
+            pips = card_index.body_suit(warped if body is None else body())
+            if pips is not None:
+                scores = card_index.weigh_body(scores, pips)
         return self._with_profile(warped, scores), agreed
 
     def _corners(
@@ -467,7 +476,8 @@ class Recogniser:
             warped = warp_card(image, quad, regions=regions)
             # An index across the card's top is read only when the corners hold none: its bands warped then.
             across = partial(warp_card, image, quad, regions=band_regions(WARP_SIZE)) if regions else None
-            got, agreed = self._read(warped, _in_sight(quad, image.shape), across)
+            body = partial(warp_card, image, quad, regions=(body_region(WARP_SIZE),)) if regions else None
+            got, agreed = self._read(warped, _in_sight(quad, image.shape), across, body)
             if not got:
                 continue
             top = max(got.values())
