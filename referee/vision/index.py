@@ -69,6 +69,15 @@ def _flat(grey: np.ndarray, card_w: int) -> np.ndarray:
     return cv2.divide(grey, cv2.max(paper, 1), scale=255)
 
 
+def _otsu_ink(region: np.ndarray, card_w: int) -> np.ndarray | None:
+    """The ink (255) of a region of a card `card_w` px wide, its light evened out (`_flat`) and
+    split by Otsu's threshold; None when the region is too flat to hold any."""
+    grey = _flat(_weakest(region), card_w)
+    if int(grey.max()) - int(grey.min()) < 40:
+        return None
+    return cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)[1]
+
+
 def _corner_crop(warped: np.ndarray) -> np.ndarray:
     """The index corner: the fixed `_CORNER` box, grown to hold the rank and suit when they are larger."""
     return _corner_and_grey(warped)[0]
@@ -476,10 +485,9 @@ def _beside_parts(warped: np.ndarray) -> Parts | None:
     h, w = warped.shape[:2]
     x0, x1, y0, y1 = _BAND
     band = warped[round(y0 * h) : round(y1 * h), round(x0 * w) : round(x1 * w)]
-    grey = _flat(_weakest(band), w)
-    if int(grey.max()) - int(grey.min()) < 40:
+    ink = _otsu_ink(band, w)
+    if ink is None:
         return None
-    _, ink = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
     _drop_rules(ink)
     n, labels, stats_array, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     stats = stats_array.tolist()
@@ -575,14 +583,13 @@ def body_suit(warped: np.ndarray) -> dict[str, float] | None:
     body pips are three to five times its size, and there are several of them."""
     h, w = warped.shape[:2]
     left, top, right, bottom = body_region((w, h))
-    grey = _flat(_weakest(warped[top:bottom, left:right]), w)
-    if int(grey.max()) - int(grey.min()) < 40:
+    ink = _otsu_ink(warped[top:bottom, left:right], w)
+    if ink is None:
         return None
-    _, ink = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
-    n, labels, stats_array, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    _, labels, stats_array, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     ix, iy = round(_BODY_INDEX[0] * w) - left, round(_BODY_INDEX[1] * h) - top
     corners = ((0, 0, ix, iy), (right - left - ix, bottom - top - iy, right - left, bottom - top))
-    pips = _pip_blobs(stats_array.tolist(), n, ink.shape, w, corners)
+    pips = _pip_blobs(stats_array.tolist(), ink.shape, w, corners)
     if len(pips) < _BODY_LEAST:
         return None
     # The lower half's pips are printed upside down, and the network knows upright ones; a pip
@@ -607,14 +614,14 @@ def body_suit(warped: np.ndarray) -> dict[str, float] | None:
 
 
 def _pip_blobs(
-    stats: list[list[int]], n: int, shape: tuple[int, int], card_w: int, corners: tuple[tuple[int, ...], ...]
+    stats: list[list[int]], shape: tuple[int, int], card_w: int, corners: tuple[tuple[int, ...], ...]
 ) -> list[tuple[int, ...]]:
     """The blobs (x, y, w, h, label) that may be body pips: whole in the region, not centred in the
     index `corners` (boxes x0, y0, x1, y1), solid, about as wide as tall, 7 to 30 % of the card's
     width, and of the median one's area (0.7 to 1.4 times)."""
     rh, rw = shape
     found = []
-    for k in range(1, n):
+    for k in range(1, len(stats)):
         x, y, bw, bh, area = stats[k]
         if not (0.07 * card_w <= min(bw, bh) and max(bw, bh) <= 0.3 * card_w and 0.6 <= bw / bh <= 1.6):
             continue
