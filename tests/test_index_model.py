@@ -12,12 +12,15 @@ from referee.sim.render import STYLES, card_sprite, draw_pip
 from referee.vision import index as card_index
 from referee.vision.index import (
     BODY_CAP,
+    Body,
     _index_parts,
     _read_corner,
     _scores,
     body_suit,
     corner_regions,
-    suit_in_doubt,
+    in_doubt,
+    most_pips,
+    read_body,
     weigh_body,
 )
 from referee.vision.index_model import FEATURES, MODEL_PATH, UNKNOWN, glyph_features, load_model
@@ -204,11 +207,60 @@ def test_an_index_pip_too_blurred_to_tell_is_settled_by_the_body_pips(code, widt
 
 def test_the_body_pips_weigh_only_a_suit_and_at_most_their_cap():
     scores = {"8S": -0.1, "8C": -2.5, "3S": -4.0, UNKNOWN: -5.0}
-    body = {"S": np.log(0.01), "H": -30.0, "D": -30.0, "C": np.log(0.99)}
-    assert suit_in_doubt(scores)
-    weighed = weigh_body(scores, body)
+    suits = {"S": np.log(0.01), "H": -30.0, "D": -30.0, "C": np.log(0.99)}
+    assert in_doubt(scores)
+    weighed = weigh_body(scores, Body(suits, 0))
     assert max(weighed, key=weighed.get) == "8C"
     assert weighed[UNKNOWN] == scores[UNKNOWN] and weighed["8C"] == scores["8C"]
     assert weighed["3S"] == pytest.approx(scores["3S"] + np.log(0.01) - np.log(0.99))
-    assert weigh_body({"8S": 0.0}, {**body, "S": -50.0})["8S"] == -BODY_CAP
-    assert not suit_in_doubt({"8S": -0.01, "8C": -9.0, "9S": -1.0})
+    assert weigh_body({"8S": 0.0}, Body({**suits, "S": -50.0}, 0))["8S"] == -BODY_CAP
+    assert not in_doubt({"8S": -0.01, "8C": -9.0, UNKNOWN: -7.0})
+    assert in_doubt({"8S": -0.01, "8C": -9.0, "9S": -1.0})
+    assert in_doubt({UNKNOWN: -0.01, "8S": -3.0})  # no card of the deck, or the 8 its body may show
+
+
+def test_a_court_or_a_lower_number_is_out_when_more_pips_are_counted_and_a_higher_one_loses_a_little():
+    scores = {"QD": -0.1, "8D": -1.0, "7D": -2.0, "9D": -3.0, "10D": -3.5, "AD": -4.0, UNKNOWN: -5.0}
+    weighed = weigh_body(scores, Body(None, 8))
+    assert max(weighed, key=weighed.get) == "8D"
+    for out in ("QD", "7D", "AD", UNKNOWN):  # pips are lost, never added; no picture makes eight
+        assert weighed[out] == scores[out] - BODY_CAP
+    assert weighed["8D"] == scores["8D"]
+    for higher in ("9D", "10D"):  # a pip may be lost to a glare or a shadow
+        assert scores[higher] - BODY_CAP < weighed[higher] < scores[higher]
+    # Fewer than three pips, or more than a ten has: no count at all.
+    assert weigh_body(scores, Body(None, 2)) == scores
+    assert weigh_body(scores, Body(None, 11)) == scores
+    # A court's picture may make up to six pips of one size, rarely a suit's pips.
+    assert weigh_body(scores, Body(None, 6))["QD"] == scores["QD"]
+    suits = {"S": -30.0, "H": -30.0, "D": 0.0, "C": -30.0}
+    court, none = (weigh_body(scores, Body(suits, 6))[k] for k in ("QD", UNKNOWN))
+    assert scores["QD"] - BODY_CAP < court < scores["QD"]
+    assert scores[UNKNOWN] - BODY_CAP < none < scores[UNKNOWN]
+    assert [most_pips(r) for r in RANKS] == [1, *range(2, 11), 6, 6, 6]
+
+
+@pytest.mark.parametrize("style", ["classic", "bold", "serif", "thin"])
+def test_the_body_pips_of_a_number_card_are_counted_either_way_up(style):
+    for rank in ("3", "4", "5", "6", "7", "8", "9", "10"):
+        card = cv2.GaussianBlur(_own_card(rank + "H", 110, style), (0, 0), 1.2)
+        for view in (card, cv2.flip(card, -1)):
+            assert read_body(view).count == int(rank), rank
+    for court in ("JS", "QS", "KS"):
+        assert read_body(_own_card(court, 110, style)).count <= most_pips(court[0])
+
+
+@pytest.mark.parametrize(("code", "width", "blur"), [("8D", 100, 3.0), ("8C", 100, 3.5)])
+def test_an_index_too_blurred_to_tell_an_eight_from_a_queen_is_settled_by_the_pips_counted(
+    code, width, blur, monkeypatch
+):
+    card = _own_card(code, width, "thin")
+    blurred = cv2.GaussianBlur(card, (0, 0), blur)
+    for x0, y0, x1, y1 in corner_regions((200, 280)):  # the small index blurred, the big pips sharp
+        card[y0:y1, x0:x1] = blurred[y0:y1, x0:x1]
+    reader = Recogniser(jokers=False)
+    scores = reader.read_warped(card)
+    assert max(scores, key=scores.get) == code
+    monkeypatch.setattr(card_index, "BODY_CAP", 0.0)  # the body pips unheard
+    scores = reader.read_warped(card)
+    assert max(scores, key=scores.get) == "Q" + code[-1]  # the blurred 8 is a Q's blob

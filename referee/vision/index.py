@@ -9,6 +9,8 @@ weighs the suit.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import cv2
 import numpy as np
 
@@ -564,6 +566,9 @@ _BODY = (0.1, 0.9, 0.05, 0.95)  # x0, x1, y0, y1: the part of the card its body 
 _BODY_INDEX = (0.22, 0.36)  # ... but for blobs centred in its index corners, this far in (x, y)
 _BODY_LEAST = 3  # pips of one size it takes: two may be a court picture's pieces (a queen's flowers)
 _BODY_SURE = 0.85  # ... and how likely their suit must be, on average, to say anything
+_PIP_LOST = 2.0  # nats a number card loses that shows more pips than were counted (see `_count_loss`)
+_PICTURE = 3.0  # ... and a court's picture, or no card's, when they are pips of a suit
+_COURT_PIPS = 6  # the most pips of one size found on a court (a queen's flowers; see `most_pips`)
 BODY_CAP = 6.0  # nats: the most the body pips take off a suit the corner read
 
 
@@ -574,22 +579,43 @@ def body_region(size: tuple[int, int]) -> tuple[int, int, int, int]:
     return round(x0 * w), round(y0 * h), round(x1 * w), round(y1 * h)
 
 
-def body_suit(warped: np.ndarray) -> dict[str, float] | None:
-    """Log-probabilities of each suit from the pips in the card's body (`_BODY`), or None when it
-    holds fewer than `_BODY_LEAST` pip-like blobs of one size (a court, an ace) or they say no suit
-    surely: the mean of each pip's suit network chances, those in the lower half turned upright.
+class Body(NamedTuple):
+    """What a card's body pips say (`read_body`): their suit's log-probabilities (None when they
+    say none surely) and how many pips of one size there are (0 when there is no ink)."""
 
-    The index's pip is a small glyph; blurred, a club and a spade are alike there. A number card's
-    body pips are three to five times its size, and there are several of them."""
+    suits: dict[str, float] | None
+    count: int
+
+
+def read_body(warped: np.ndarray) -> Body:
+    """The pips in the card's body (`_BODY`): pip-like blobs of one size, and their suit (see
+    `_pips_suit`).
+
+    The index's pip is a small glyph; blurred, a club and a spade are alike there, and a blurred 8
+    is a Q's blob. A number card's body pips are three to five times its size, and there are as
+    many of them as its rank says."""
     h, w = warped.shape[:2]
     left, top, right, bottom = body_region((w, h))
     ink = _otsu_ink(warped[top:bottom, left:right], w)
     if ink is None:
-        return None
+        return Body(None, 0)
     _, labels, stats_array, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     ix, iy = round(_BODY_INDEX[0] * w) - left, round(_BODY_INDEX[1] * h) - top
     corners = ((0, 0, ix, iy), (right - left - ix, bottom - top - iy, right - left, bottom - top))
     pips = _pip_blobs(stats_array.tolist(), ink.shape, w, corners)
+    return Body(_pips_suit(labels, pips, top, h), len(pips))
+
+
+def body_suit(warped: np.ndarray) -> dict[str, float] | None:
+    """The suit `read_body` reads from the card's body pips, if any."""
+    return read_body(warped).suits
+
+
+def _pips_suit(labels: np.ndarray, pips: list[tuple[int, ...]], top: int, h: int) -> dict[str, float] | None:
+    """Log-probabilities of each suit from the `pips` (x, y, w, h, label in `labels`, whose first
+    row is the card's row `top` of `h`), or None when there are fewer than `_BODY_LEAST` (a court,
+    an ace) or they say no suit surely: the mean of each pip's suit network chances, those in the
+    lower half turned upright."""
     if len(pips) < _BODY_LEAST:
         return None
     # The lower half's pips are printed upside down, and the network knows upright ones; a pip
@@ -637,19 +663,53 @@ def _pip_blobs(
     return [f[:5] for f in found if 0.7 * median <= f[5] <= 1.4 * median]
 
 
-def suit_in_doubt(scores: dict[str, float]) -> bool:
-    """Whether the card `scores` name best has a rival of its rank in another suit within
-    `BODY_CAP`: then the body's pips may settle it (`body_suit`), else they need not be read."""
-    cards = {k: v for k, v in scores.items() if k not in _NO_CARD}
-    if not cards:
-        return False
-    best = max(cards, key=cards.__getitem__)
-    rivals = [cards.get(best[:-1] + s, -np.inf) for s in SUITS if s != best[-1]]
-    return max(rivals) > cards[best] - BODY_CAP
+def in_doubt(scores: dict[str, float]) -> bool:
+    """Whether the code `scores` name best (a card, or no card of the deck) has a rival within
+    `BODY_CAP`: then the body's pips may settle it (`read_body`), else they need not be read."""
+    ranked = sorted(scores.values(), reverse=True)
+    return len(ranked) > 1 and ranked[1] > ranked[0] - BODY_CAP
 
 
-def weigh_body(scores: dict[str, float], body: dict[str, float]) -> dict[str, float]:
-    """`scores` with each card's suit weighed by the body's pips (`body_suit`): a suit they make
-    less likely than their best loses that many nats, at most `BODY_CAP`."""
-    top = max(body.values())
-    return {k: v if k in _NO_CARD else v + max(body[k[-1]] - top, -BODY_CAP) for k, v in scores.items()}
+def most_pips(rank: str) -> int:
+    """The most body pips of one size a card of `rank` shows: a number card its number, an ace
+    one, and a court up to `_COURT_PIPS` (pieces of its picture, or pips beside it)."""
+    return {"A": 1, "J": _COURT_PIPS, "Q": _COURT_PIPS, "K": _COURT_PIPS}.get(rank) or int(rank)
+
+
+def _count_loss(rank: str | None, counted: int, suited: bool) -> float:
+    """Nats a card of `rank` loses when `counted` pips of one size were found in its body (0: too
+    few, or more than a ten has, to say anything), `suited` when they named their suit. None:
+    no card of the deck (a joker, a foreign index), whose body is a picture, like a court's.
+
+    A pip may be lost to a glare, a shadow or two pips run together, but none is added: a
+    number card showing fewer pips than were counted, or an ace, is out. One showing more
+    loses a little. A picture makes up to `_COURT_PIPS` of one size, rarely a suit's (a court
+    with pips beside its figure)."""
+    if not counted:
+        return 0.0
+    if rank is None or rank in ("J", "Q", "K"):
+        if counted > _COURT_PIPS:
+            return BODY_CAP
+        return _PICTURE if suited else 0.0
+    most = most_pips(rank)
+    if most < counted:
+        return BODY_CAP
+    return _PIP_LOST if most > counted else 0.0
+
+
+def weigh_body(scores: dict[str, float], body: Body) -> dict[str, float]:
+    """`scores` weighed by the body's pips (`read_body`): a suit they make less likely than their
+    best loses that many nats, at most `BODY_CAP`, and a rank what their count says against it
+    (`_count_loss`)."""
+    top = max(body.suits.values()) if body.suits else 0.0
+    counted = body.count if _BODY_LEAST <= body.count <= 10 else 0
+    suited = body.suits is not None
+    out = {}
+    for k, v in scores.items():
+        if k in _NO_CARD:
+            out[k] = v - _count_loss(None, counted, suited)
+            continue
+        if body.suits:
+            v += max(body.suits[k[-1]] - top, -BODY_CAP)
+        out[k] = v - _count_loss(k[:-1], counted, suited)
+    return out

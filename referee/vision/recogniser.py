@@ -388,16 +388,14 @@ class Recogniser:
         When neither corner holds an index, the index laid across the card's top (`_read_beside`)
         of the warp `across()` gives (one with the card's top and bottom bands; `warped` itself
         when None): never sure, since such decks mostly print it once, and the reader has less
-        behind it. A suit in doubt is weighed by the body's pips (`index.body_suit`) of the warp
+        behind it. A card in doubt is weighed by the body's pips (`index.read_body`) of the warp
         `body()` gives (one with the card's body; `warped` itself when None)."""
         scores, named = self._corners(warped, corners, _read_corner)
         agreed = named[0] if len(named) == 2 and named[0] == named[1] != UNKNOWN else None
         if not scores:
             scores = self._corners(warped if across is None else across(), corners, _read_beside)[0]
-        if scores and card_index.suit_in_doubt(scores):
-            pips = card_index.body_suit(warped if body is None else body())
-            if pips is not None:
-                scores = card_index.weigh_body(scores, pips)
+        if scores and card_index.in_doubt(scores):
+            scores = card_index.weigh_body(scores, card_index.read_body(warped if body is None else body()))
         return self._with_profile(warped, scores), agreed
 
     def _corners(
