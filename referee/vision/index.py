@@ -569,7 +569,7 @@ _BODY_SURE = 0.85  # ... and how likely their suit must be, on average, to say a
 _PIP_LOST = 2.0  # nats a number card loses that shows more pips than were counted (see `_count_loss`)
 _PICTURE = 3.0  # ... and a court's picture, or no card's, when they are pips of a suit
 _COURT_PIPS = 6  # the most pips of one size found on a court (a queen's flowers; see `most_pips`)
-BODY_CAP = 6.0  # nats: the most the body pips take off a suit the corner read
+BODY_CAP = 6.0  # nats: the most the body pips take off a suit, and what a rank their count rules out loses
 
 
 def body_region(size: tuple[int, int]) -> tuple[int, int, int, int]:
