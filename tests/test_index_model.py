@@ -188,21 +188,28 @@ def test_the_body_pips_say_nothing_of_a_two_or_an_ace():
             assert body_suit(_own_card(code, 120, style)) is None
 
 
+def _read_index_blurred(card: np.ndarray, blur: float, monkeypatch) -> tuple[str, str]:
+    """The code read from `card` with its index corners blurred (the big body pips sharp), with
+    the body pips heard, then unheard."""
+    blurred = cv2.GaussianBlur(card, (0, 0), blur)
+    for x0, y0, x1, y1 in corner_regions((200, 280)):
+        card[y0:y1, x0:x1] = blurred[y0:y1, x0:x1]
+    reader = Recogniser(jokers=False)
+    scores = reader.read_warped(card)
+    with_body = max(scores, key=scores.get)
+    monkeypatch.setattr(card_index, "BODY_CAP", 0.0)
+    scores = reader.read_warped(card)
+    return with_body, max(scores, key=scores.get)
+
+
 @pytest.mark.parametrize(
     ("code", "width", "blur", "style"),
     [("9S", 110, 2.0, "classic"), ("7S", 90, 1.5, "bold"), ("5S", 90, 2.0, "thin")],
 )
 def test_an_index_pip_too_blurred_to_tell_is_settled_by_the_body_pips(code, width, blur, style, monkeypatch):
-    card = _own_card(code, width, style)
-    blurred = cv2.GaussianBlur(card, (0, 0), blur)
-    for x0, y0, x1, y1 in corner_regions((200, 280)):  # the small index blurred, the big pips sharp
-        card[y0:y1, x0:x1] = blurred[y0:y1, x0:x1]
-    reader = Recogniser(jokers=False)
-    scores = reader.read_warped(card)
-    assert max(scores, key=scores.get) == code
-    monkeypatch.setattr(card_index, "BODY_CAP", 0.0)  # the body pips unheard
-    scores = reader.read_warped(card)
-    assert max(scores, key=scores.get) != code  # a blurred spade is read as a club
+    with_body, without = _read_index_blurred(_own_card(code, width, style), blur, monkeypatch)
+    assert with_body == code
+    assert without != code  # a blurred spade is read as a club
 
 
 def test_the_body_pips_weigh_only_a_suit_and_at_most_their_cap():
@@ -254,13 +261,6 @@ def test_the_body_pips_of_a_number_card_are_counted_either_way_up(style):
 def test_an_index_too_blurred_to_tell_an_eight_from_a_queen_is_settled_by_the_pips_counted(
     code, width, blur, monkeypatch
 ):
-    card = _own_card(code, width, "thin")
-    blurred = cv2.GaussianBlur(card, (0, 0), blur)
-    for x0, y0, x1, y1 in corner_regions((200, 280)):  # the small index blurred, the big pips sharp
-        card[y0:y1, x0:x1] = blurred[y0:y1, x0:x1]
-    reader = Recogniser(jokers=False)
-    scores = reader.read_warped(card)
-    assert max(scores, key=scores.get) == code
-    monkeypatch.setattr(card_index, "BODY_CAP", 0.0)  # the body pips unheard
-    scores = reader.read_warped(card)
-    assert max(scores, key=scores.get) == "Q" + code[-1]  # the blurred 8 is a Q's blob
+    with_body, without = _read_index_blurred(_own_card(code, width, "thin"), blur, monkeypatch)
+    assert with_body == code
+    assert without == "Q" + code[-1]  # the blurred 8 is a Q's blob
