@@ -25,7 +25,10 @@ joker's JOKER read where a pip should be) from the system's fonts and half of Op
 Hershey fonts (the other half is kept for the tests), other decks' court letters, and
 scribbles; so that the reader refuses such a corner instead of naming the nearest rank.
 
-The network is a plain numpy MLP trained with Adam; the seed fixes everything.
+The network is a plain numpy MLP trained with Adam; the seed fixes the model for one
+machine's fonts and OpenCV. Another OpenCV or font set trains a slightly different one: here
+(OpenCV 5.0, 14 font faces) it does not remake the shipped weights byte for byte, and a
+remade model reads differently held out (docs/vision.md, session 14).
 """
 
 from __future__ import annotations
