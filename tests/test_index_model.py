@@ -16,7 +16,6 @@ from referee.vision.index import (
     _index_parts,
     _read_corner,
     _scores,
-    body_suit,
     corner_regions,
     in_doubt,
     most_pips,
@@ -172,7 +171,7 @@ def test_the_body_pips_name_a_cards_suit_either_way_up_or_say_nothing(style):
     for code in ("3D", "4H", "5C", "6S", "7S", "8H", "9C", "10S", "2C", "AH", "JC", "QH", "KD"):
         card = cv2.GaussianBlur(_own_card(code, 110, style), (0, 0), 1.2)
         for view in (card, cv2.flip(card, -1)):
-            suits = body_suit(view)
+            suits = read_body(view).suits
             if suits is not None:
                 assert max(suits, key=suits.get) == code[-1], code
                 named += 1
@@ -185,7 +184,7 @@ def test_the_body_pips_say_nothing_of_a_two_or_an_ace():
     # Fewer than three pips of one size: two may be a court picture's pieces.
     for style in ("classic", "bold", "serif", "thin"):
         for code in ("AS", "2S", "AD", "2H"):
-            assert body_suit(_own_card(code, 120, style)) is None
+            assert read_body(_own_card(code, 120, style)).suits is None
 
 
 def _read_index_blurred(card: np.ndarray, blur: float, monkeypatch) -> tuple[str, str]:

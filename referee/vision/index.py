@@ -573,7 +573,7 @@ BODY_CAP = 6.0  # nats: the most the body pips take off a suit, and what a rank 
 
 
 def body_region(size: tuple[int, int]) -> tuple[int, int, int, int]:
-    """The box (x0, y0, x1, y1) of an upright card `size` = (w, h) that `body_suit` looks at."""
+    """The box (x0, y0, x1, y1) of an upright card `size` = (w, h) that `read_body` looks at."""
     w, h = size
     x0, x1, y0, y1 = _BODY
     return round(x0 * w), round(y0 * h), round(x1 * w), round(y1 * h)
@@ -604,11 +604,6 @@ def read_body(warped: np.ndarray) -> Body:
     corners = ((0, 0, ix, iy), (right - left - ix, bottom - top - iy, right - left, bottom - top))
     pips = _pip_blobs(stats_array.tolist(), ink.shape, w, corners)
     return Body(_pips_suit(labels, pips, top, h), len(pips))
-
-
-def body_suit(warped: np.ndarray) -> dict[str, float] | None:
-    """The suit `read_body` reads from the card's body pips, if any."""
-    return read_body(warped).suits
 
 
 def _pips_suit(labels: np.ndarray, pips: list[tuple[int, ...]], top: int, h: int) -> dict[str, float] | None:
@@ -702,7 +697,7 @@ def weigh_body(scores: dict[str, float], body: Body) -> dict[str, float]:
     best loses that many nats, at most `BODY_CAP`, and a rank what their count says against it
     (`_count_loss`)."""
     top = max(body.suits.values()) if body.suits else 0.0
-    counted = body.count if _BODY_LEAST <= body.count <= 10 else 0
+    counted = body.count if _BODY_LEAST <= body.count <= most_pips("10") else 0
     suited = body.suits is not None
     out = {}
     for k, v in scores.items():
