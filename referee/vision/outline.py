@@ -1111,11 +1111,13 @@ def find_top_card(
     hint_mask: np.ndarray | None = None,
     length: float | None = None,
     aspect: float | None = None,
+    work: int = WORK_WIDTH,
 ) -> np.ndarray | None:
     """The top card's corners (4 x 2 float32, clockwise from a short side), or None. `length`:
     the card's long side in px, if known; only an outline that long (give or take 6 %) will do.
     `aspect`: the deck's length for its width, if known; an outline of that shape (give or take
-    4 %) is preferred."""
+    4 %) is preferred. `work`: the width a whole frame is searched at (a still photo in which
+    no card was found at WORK_WIDTH is searched again at its own width: `Recogniser.recognise`)."""
     if image is None or image.ndim < 2 or min(image.shape[:2]) < 40:
         return None
     if image.ndim == 2:
@@ -1130,7 +1132,7 @@ def find_top_card(
             lambda tilted: _search(image[at], HINT_WORK, box, hint_mask[at], aspect=aspect, tilted=tilted)
         )
         return None if quad is None else order_quad(quad + offset)
-    quad = _either(lambda tilted: _search(image, WORK_WIDTH, length=length, aspect=aspect, tilted=tilted))
+    quad = _either(lambda tilted: _search(image, work, length=length, aspect=aspect, tilted=tilted))
     return None if quad is None else order_quad(quad)
 
 

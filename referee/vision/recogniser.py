@@ -546,6 +546,12 @@ class Recogniser:
                 stop = min(stop, len(tried))
                 if not thorough or reading.sure or _refused(reading):
                     break
+        wide = image.shape[1] > card_outline.WORK_WIDTH
+        if hint_mask is None and wide and all(r.quad is None for r in tried):
+            # No outline at any level: a small card (under about 180 px in 1280x720), whose sides
+            # the search's half-sized copy blurs into the cards round it, is looked for in the
+            # frame's own pixels (stills only: the watch's crop round a change is not shrunk).
+            tried.append(self._read_level(1, image, None, seen, work=image.shape[1]))
         # The surest card of those read: sure first, then likelier.
         best = max(tried, key=lambda r: (r.card is not None, r.sure, r.confidence))
         if thorough and not best.sure:
@@ -575,11 +581,17 @@ class Recogniser:
         return best
 
     def _read_level(
-        self, f: int, level: np.ndarray, hint_mask: np.ndarray | None, seen: frozenset[str]
+        self,
+        f: int,
+        level: np.ndarray,
+        hint_mask: np.ndarray | None,
+        seen: frozenset[str],
+        work: int = card_outline.WORK_WIDTH,
     ) -> Reading:
-        """The reading of one pyramid level (`f` frame pixels a side to its pixel), mapped back."""
+        """The reading of one pyramid level (`f` frame pixels a side to its pixel), mapped back;
+        `work`: the width the level is searched at."""
         if f == 1:
-            return self._recognise_level(level, hint_mask, seen)
+            return self._recognise_level(level, hint_mask, seen, work)
         mask = None
         if hint_mask is not None:
             h, w = hint_mask.shape[:2]
@@ -625,7 +637,11 @@ class Recogniser:
         )
 
     def _recognise_level(
-        self, image: np.ndarray, hint_mask: np.ndarray | None, seen: frozenset[str]
+        self,
+        image: np.ndarray,
+        hint_mask: np.ndarray | None,
+        seen: frozenset[str],
+        work: int = card_outline.WORK_WIDTH,
     ) -> Reading:
         """The top card of a frame whose cards are in the outline search's size window."""
         aspect = self.profile.aspect if self.profile else None
@@ -643,7 +659,7 @@ class Recogniser:
         quad = quick
         if not sure and self._card_odds(scores, norm) <= SURE:
             try:
-                quad = find_top_card(image, hint_mask, aspect=aspect)
+                quad = find_top_card(image, hint_mask, aspect=aspect, work=work)
             except cv2.error:
                 quad = None
             if quad is None:
