@@ -491,6 +491,19 @@ def test_a_small_card_the_half_sized_search_misses_is_looked_for_in_the_frames_o
     assert recogniser.recognise(frame).card is top
 
 
+def test_a_photo_with_no_card_is_searched_again_at_most_1280_px_wide(monkeypatch):
+    works = []
+
+    def search(image, hint_mask=None, length=None, aspect=None, work=None):
+        works.append((image.shape[1], work))
+
+    monkeypatch.setattr(recognise, "find_top_card", search)
+    table = render.table_surface("wood", (4000, 3000), np.random.default_rng(0))
+    assert Recogniser().recognise(table).card is None
+    # each pyramid level at the search's width, then the frame once more, twice as wide
+    assert works[-1] == (4000, 1280) and all(w == 640 for _, w in works[:-1])
+
+
 @pytest.mark.parametrize(
     ("size", "width", "angle"),
     [((1280, 720), 560, 90), ((1600, 1200), 800, 84), ((1600, 1200), 700, 15), ((2400, 1800), 1100, 92)],
