@@ -777,28 +777,3 @@ def test_an_outline_on_the_refused_card_itself_does_not_overturn_its_refusal(mon
         monkeypatch.setattr(Recogniser, "_among_outlines", lambda self, *a, o=other, **k: [(o, 0.7)])
         reading = Recogniser().recognise(frame, thorough=True)
         assert (reading.card == parse_card("5S")) is guessed and not reading.sure
-
-
-@pytest.mark.parametrize(
-    ("nudged", "agreed", "read"),
-    [
-        ({"JS": -0.2, "?": -0.4}, None, None),  # a card likelier than no card, one corner: refused stands
-        ({"JS": -0.05, "?": -3.0}, None, None),  # likely, but the corners did not agree
-        ({"JS": -0.05, "?": -3.0}, "JS", "JS"),  # both corners name it, at better than SURE
-    ],
-)
-def test_a_refused_index_stands_unless_a_nudged_side_reads_a_card_surely(monkeypatch, nudged, agreed, read):
-    # The outline's index reads as no card (a joker's star and lettering); a side nudged cuts into
-    # those glyphs until they look like some card's. That reading is taken only when it is sure.
-    frame = np.full((480, 640, 3), 90, np.uint8)
-    quad = np.array([[200, 100], [360, 100], [360, 330], [200, 330]], np.float32)
-    monkeypatch.setattr(recognise, "find_top_card", lambda *a, **k: quad)
-
-    def surest(self, image, quads, enough):
-        scores = {"?": 0.0, "8S": -0.3} if len(quads) == 2 else nudged  # the outline and its grown copy
-        return scores, float(np.log(np.exp(list(scores.values())).sum())), agreed if len(quads) != 2 else None
-
-    monkeypatch.setattr(Recogniser, "_surest", surest)
-    reading = Recogniser(jokers=False).recognise(frame)
-    assert (reading.card.code if reading.card else None) == read
-    assert read is not None or reading.ranked[0][0] == "?"

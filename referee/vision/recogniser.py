@@ -674,12 +674,6 @@ class Recogniser:
         weak = WEAK[self.profile is not None]
         if self._card_odds(scores, norm) <= weak:
             got, got_norm, got_agreed = self._surest(image, _nudged(quad), SURE)
-            # A refused index stands unless a nudged side reads a card surely from both corners: a
-            # nudge cuts into glyphs of no rank (a joker's star and lettering) until they look
-            # like one (the tuning themes' jokers, tools/tuning_scenes.py --refusals).
-            refused = bool(scores) and max(scores, key=scores.__getitem__) == UNKNOWN
-            if refused and (got_agreed is None or self._card_odds(got, got_norm) < SURE):
-                got = {}
             if got and (not scores or self._surer((got, got_norm), (scores, norm))):
                 scores, norm, agreed = got, got_norm, got_agreed
         return self._reading(scores, norm, agreed, quad, seen)
