@@ -1117,7 +1117,7 @@ def find_top_card(
     the card's long side in px, if known; only an outline that long (give or take 6 %) will do.
     `aspect`: the deck's length for its width, if known; an outline of that shape (give or take
     4 %) is preferred. `work`: the width a whole frame is searched at (a still photo in which
-    no card was found at WORK_WIDTH is searched again at its own width: `Recogniser.recognise`)."""
+    no card was found at WORK_WIDTH is searched again up to twice as wide: `Recogniser.recognise`)."""
     if image is None or image.ndim < 2 or min(image.shape[:2]) < 40:
         return None
     if image.ndim == 2:

@@ -591,7 +591,7 @@ class Recogniser:
         work: int = card_outline.WORK_WIDTH,
     ) -> Reading:
         """The reading of one pyramid level (`f` frame pixels a side to its pixel), mapped back;
-        `work`: the width the level is searched at."""
+        `work`: the width the frame itself (f == 1) is searched at; a smaller level's is WORK_WIDTH."""
         if f == 1:
             return self._recognise_level(level, hint_mask, seen, work)
         mask = None
