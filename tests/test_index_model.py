@@ -180,10 +180,11 @@ def test_the_body_pips_name_a_cards_suit_either_way_up_or_say_nothing(style):
     assert 14 <= named <= 18
 
 
-def test_the_body_pips_say_nothing_of_a_two_or_an_ace():
-    # Fewer than three pips of one size: two may be a court picture's pieces.
+def test_the_body_pips_say_nothing_of_a_two():
+    # Fewer than three pips of one size: two may be a court picture's pieces. (An ace's lone pip
+    # says its suit: below.)
     for style in ("classic", "bold", "serif", "thin"):
-        for code in ("AS", "2S", "AD", "2H"):
+        for code in ("2S", "2H"):
             assert read_body(_own_card(code, 120, style)).suits is None
 
 
@@ -263,3 +264,100 @@ def test_an_index_too_blurred_to_tell_an_eight_from_a_queen_is_settled_by_the_pi
     with_body, without = _read_index_blurred(_own_card(code, width, "thin"), blur, monkeypatch)
     assert with_body == code
     assert without == "Q" + code[-1]  # the blurred 8 is a Q's blob
+
+
+@pytest.mark.parametrize("style", ["classic", "bold", "serif", "thin"])
+def test_an_aces_lone_pip_is_told_from_every_other_cards_body(style):
+    for code in ("AS", "AH", "AD", "AC"):
+        for width in (100, 250):
+            body = read_body(_own_card(code, width, style))
+            assert body.sparse == 1, (code, width)
+            # Its suit, either way up: upright only when the card lies the right way up.
+            for view in (_own_card(code, width, style), cv2.flip(_own_card(code, width, style), -1)):
+                suits = read_body(view).suits
+                assert suits is not None and max(suits, key=suits.get) == code[-1], code
+    for code in ("2S", "3H", "5D", "9C", "10S", "JH", "QC", "KD"):
+        assert read_body(_own_card(code, 110, style)).sparse != 1, code
+
+
+def test_a_lone_pip_rules_out_every_rank_but_the_ace():
+    scores = {"8H": -0.1, "AH": -1.5, "QH": -2.0, "3H": -2.5, UNKNOWN: -3.0}
+    weighed = weigh_body(scores, Body(None, 0, sparse=1))
+    assert max(weighed, key=weighed.get) == "AH" and weighed["AH"] == scores["AH"]
+    assert weighed[UNKNOWN] == scores[UNKNOWN]  # a joker's picture may be one star
+    for out in ("8H", "QH", "3H"):  # a number card prints two pips or more, a court a picture of many parts
+        assert weighed[out] == scores[out] - BODY_CAP
+    assert weigh_body(scores, Body(None, 1)) == scores  # one pip of one size alone says nothing
+
+
+@pytest.mark.parametrize(
+    ("code", "width", "blur", "style"), [("AH", 90, 3.0, "thin"), ("AS", 100, 3.0, "classic")]
+)
+def test_an_ace_whose_index_blurs_into_an_eight_or_a_club_is_settled_by_its_lone_pip(
+    code, width, blur, style, monkeypatch
+):
+    with_body, without = _read_index_blurred(_own_card(code, width, style), blur, monkeypatch)
+    assert with_body == code
+    assert without != code
+
+
+@pytest.mark.parametrize("style", ["classic", "bold", "serif", "thin"])
+def test_a_twos_pair_of_pips_is_told_from_every_other_cards_body(style):
+    for code in ("2S", "2H", "2D", "2C"):
+        for width in (100, 250):
+            card = _own_card(code, width, style)
+            assert read_body(card).sparse == 2 and read_body(cv2.flip(card, -1)).sparse == 2, code
+    for code in ("AS", "3H", "4D", "5C", "8S", "10H", "JD", "QS", "KH"):
+        assert read_body(_own_card(code, 110, style)).sparse != 2, code
+
+
+def test_a_twos_pair_rules_out_every_rank_but_the_two_and_a_three_missing_its_middle_pip_loses_a_little():
+    scores = {"8H": -0.1, "2H": -1.5, "3H": -2.0, "AH": -2.5, UNKNOWN: -3.0}
+    weighed = weigh_body(scores, Body(None, 2, sparse=2))
+    assert max(weighed, key=weighed.get) == "2H" and weighed["2H"] == scores["2H"]
+    for out in ("8H", "AH", UNKNOWN):  # no joker's picture nor foreign court is a pair of pips
+        assert weighed[out] == scores[out] - BODY_CAP
+    assert scores["3H"] - BODY_CAP < weighed["3H"] < scores["3H"]
+
+
+@pytest.mark.parametrize(
+    ("code", "width", "blur", "style"), [("2H", 100, 3.0, "bold"), ("2D", 80, 2.5, "serif")]
+)
+def test_a_two_whose_index_blurs_into_an_eight_is_settled_by_its_pair_of_pips(
+    code, width, blur, style, monkeypatch
+):
+    with_body, without = _read_index_blurred(_own_card(code, width, style), blur, monkeypatch)
+    assert with_body == code
+    assert without == "8" + code[-1]
+
+
+@pytest.mark.parametrize("style", ["classic", "bold", "serif", "thin"])
+def test_a_courts_picture_is_seen_and_no_number_card_or_ace_has_one(style):
+    for code in ("JS", "QH", "KD"):
+        assert read_body(_own_card(code, 110, style)).picture, code
+    for code in ("AS", "2H", "3D", "5C", "7S", "8H", "10D"):
+        for blur in (0.0, 2.0):
+            card = _own_card(code, 110, style)
+            assert not read_body(cv2.GaussianBlur(card, (0, 0), blur) if blur else card).picture, code
+
+
+def test_a_picture_rules_out_the_number_cards_and_the_aces():
+    scores = {"8H": -0.1, "QH": -1.5, "AH": -2.0, UNKNOWN: -3.0}
+    weighed = weigh_body(scores, Body(None, 0, picture=True))
+    assert max(weighed, key=weighed.get) == "QH"
+    assert (
+        weighed["QH"] == scores["QH"] and weighed[UNKNOWN] == scores[UNKNOWN]
+    )  # a joker's, a foreign court's
+    for out in ("8H", "AH"):
+        assert weighed[out] == scores[out] - BODY_CAP
+
+
+@pytest.mark.parametrize(
+    ("code", "width", "blur", "style"), [("KD", 90, 3.0, "classic"), ("JD", 90, 3.0, "serif")]
+)
+def test_a_court_whose_index_blurs_into_a_number_is_settled_by_its_picture(
+    code, width, blur, style, monkeypatch
+):
+    with_body, without = _read_index_blurred(_own_card(code, width, style), blur, monkeypatch)
+    assert with_body == code
+    assert without[:-1] in ("3", "10")
