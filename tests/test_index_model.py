@@ -361,3 +361,32 @@ def test_a_court_whose_index_blurs_into_a_number_is_settled_by_its_picture(
     with_body, without = _read_index_blurred(_own_card(code, width, style), blur, monkeypatch)
     assert with_body == code
     assert without[:-1] in ("3", "10")
+
+
+@pytest.mark.parametrize("style", ["classic", "bold", "serif", "thin"])
+def test_a_threes_column_of_pips_is_told_from_every_other_cards_body(style):
+    for code in ("3S", "3H", "3D", "3C"):
+        for width in (100, 250):
+            card = _own_card(code, width, style)
+            assert read_body(card).sparse == 3 and read_body(cv2.flip(card, -1)).sparse == 3, code
+    for code in ("AS", "2H", "4D", "5C", "7S", "9H", "10D", "JC", "QS", "KH"):
+        assert read_body(_own_card(code, 110, style)).sparse != 3, code
+
+
+def test_a_threes_column_rules_out_every_other_rank():
+    scores = {"8S": -0.1, "3S": -1.5, "QS": -2.0, UNKNOWN: -3.0}
+    weighed = weigh_body(scores, Body(None, 0, sparse=3))
+    assert max(weighed, key=weighed.get) == "3S" and weighed["3S"] == scores["3S"]
+    for out in ("8S", "QS", UNKNOWN):
+        assert weighed[out] == scores[out] - BODY_CAP
+
+
+@pytest.mark.parametrize(
+    ("code", "width", "blur", "style"), [("3D", 100, 3.0, "classic"), ("3H", 90, 3.0, "thin")]
+)
+def test_a_three_whose_index_blurs_into_an_eight_is_settled_by_its_column_of_pips(
+    code, width, blur, style, monkeypatch
+):
+    with_body, without = _read_index_blurred(_own_card(code, width, style), blur, monkeypatch)
+    assert with_body == code
+    assert without != code

@@ -620,6 +620,8 @@ def read_body(warped: np.ndarray) -> Body:
         # Not their suit: two blurred pips named it wrongly (a 2 of spades as clubs) on the own
         # styles, where three or more never did.
         return Body(None, len(pips), 2)
+    if len(sparse) == 3:
+        return Body(_pips_suit(labels, pips, top, h), len(pips), 3)
     return Body(_pips_suit(labels, pips, top, h), len(pips), picture=_pictured(stats, (w, h), rw))
 
 
@@ -660,6 +662,7 @@ def _lone_suit(labels: np.ndarray, k: int, red: bool) -> dict[str, float] | None
 
 _LONE_AT = (0.35, 0.65, 0.38, 0.62)  # x0, x1, y0, y1 of the card: where an ace's lone pip lies
 _TWO_AT = (0.38, 0.62, 0.1, 0.38)  # ... and a two's upper pip (its lower one, turned about the centre)
+_THREE_AT = (0.38, 0.62, 0.4, 0.6)  # ... and a three's middle one
 
 
 def _sparse_pips(
@@ -684,11 +687,16 @@ def _sparse_pips(
     if len(blobs) == 1 and solid:
         cx, cy, bw, bh, _, k = blobs[0]
         return (k,) if _within(cx / w, cy / h, _LONE_AT) and 0.08 * w <= max(bw, bh) <= 0.6 * w else ()
-    if len(blobs) == 2 and solid:
-        (ax, ay, aw, ah, aa, ka), (bx, by, bw, bh, ba, kb) = sorted(blobs, key=lambda b: b[1])
+    if len(blobs) in (2, 3) and solid:
+        ordered = sorted(blobs, key=lambda b: b[1])
+        (ax, ay, *_), (bx, by, *_) = ordered[0], ordered[-1]
         placed = _within(ax / w, ay / h, _TWO_AT) and _within(1 - bx / w, 1 - by / h, _TWO_AT)
-        sized = all(0.07 * w <= min(s) and max(s) <= 0.3 * w for s in ((aw, ah), (bw, bh)))
-        return (ka, kb) if placed and sized and 0.7 <= aa / ba <= 1.4 else ()
+        if len(blobs) == 3:  # a three's: a two's pair and one between them, at the centre
+            placed = placed and _within(ordered[1][0] / w, ordered[1][1] / h, _THREE_AT)
+        sized = all(0.07 * w <= min(bw, bh) and max(bw, bh) <= 0.3 * w for _, _, bw, bh, _, _ in blobs)
+        areas = [b[4] for b in blobs]
+        even = max(areas) <= min(areas) / 0.7  # of one size
+        return tuple(b[5] for b in ordered) if placed and sized and even else ()
     return ()
 
 
@@ -789,7 +797,7 @@ def _sparse_loss(rank: str | None, sparse: int) -> float:
     card of the deck loses nothing to a lone blob: a joker's picture may be one star."""
     if not sparse or (rank is None and sparse == 1):
         return 0.0
-    fits = {1: "A", 2: "2"}[sparse]
+    fits = {1: "A", 2: "2", 3: "3"}[sparse]
     if rank == fits:
         return 0.0
     return _PIP_LOST if (sparse, rank) == (2, "3") else BODY_CAP
