@@ -615,7 +615,7 @@ def read_body(warped: np.ndarray) -> Body:
     if len(sparse) == 1:
         region = warped[top:bottom, left:right]
         red = _redness(region, cv2.compare(labels, sparse[0], cv2.CMP_EQ)) > 0.15
-        return Body(_lone_suit(labels, sparse[0], red), len(pips), 1)
+        return Body(_lone_suit(labels, stats[sparse[0]], sparse[0], red), len(pips), 1)
     if len(sparse) == 2:
         # Not their suit: two blurred pips named it wrongly (a 2 of spades as clubs) on the own
         # styles, where three or more never did.
@@ -637,14 +637,15 @@ def _pictured(stats: list[list[int]], size: tuple[int, int], region_w: int) -> b
     )
 
 
-def _lone_suit(labels: np.ndarray, k: int, red: bool) -> dict[str, float] | None:
-    """Log-chances of each suit from an ace's lone pip (blob `k` of `labels`, `red` ink or not), or
+def _lone_suit(labels: np.ndarray, stat: list[int], k: int, red: bool) -> dict[str, float] | None:
+    """Log-chances of each suit from an ace's lone pip (blob `k` of `labels`, its box x, y, w, h
+    first in `stat`; `red` ink or not), or
     None when it names none surely: a big, clean glyph, but upright only when the card lies the
     right way up, which the corners do not tell (they read alike either way). So each suit takes
     its better chance of the two ways up (a spade turned over reads as a diamond, a heart as a
     spade, a club as a diamond), and only the suits of the pip's colour are weighed."""
-    ys, xs = np.nonzero(labels == k)
-    glyph = cv2.compare(labels[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1], k, cv2.CMP_EQ)
+    x, y, bw, bh = stat[:4]
+    glyph = cv2.compare(labels[y : y + bh, x : x + bw], k, cv2.CMP_EQ)
     features = [glyph_features(g) for g in (glyph, cv2.flip(glyph, -1))]
     if any(f is None for f in features):
         return None
