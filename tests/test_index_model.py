@@ -388,3 +388,24 @@ def test_a_three_whose_index_blurs_into_an_eight_is_settled_by_its_column_of_pip
     with_body, without = _read_index_blurred(_own_card(code, width, style), blur, monkeypatch)
     assert with_body == code
     assert without != code
+
+
+@pytest.mark.parametrize("style", ["classic", "bold", "serif", "thin"])
+def test_a_number_cards_corner_pips_are_found_and_a_jokers_middle_picture_leaves_them_bare(style):
+    for code in ("4S", "5H", "6D", "7C", "8S", "9H", "10D"):
+        for blur, width in ((0.0, 110), (2.0, 110), (1.0, 60)):
+            card = _own_card(code, width, style)
+            for view in (card, cv2.flip(card, -1)):
+                assert not read_body(cv2.GaussianBlur(view, (0, 0), blur) if blur else view).bare, code
+    assert read_body(_own_card(JOKER_CODE, 110, style)).bare
+
+
+def test_bare_pip_corners_count_against_the_cards_from_4_to_10_only():
+    scores = {"8C": -0.2, "6C": -0.5, "JC": -2.0, "3C": -2.5, "AC": -3.0, UNKNOWN: -1.5}
+    weighed = weigh_body(scores, Body(None, 0, bare=True))
+    assert max(weighed, key=weighed.get) == UNKNOWN  # a joker in a 52-card game: refused
+    for code in ("8C", "6C"):
+        assert weighed[code] == scores[code] - 3.0
+    # A court's picture may leave them bare; an ace, a 2 and a 3 print no pip there.
+    for code in ("JC", "3C", "AC", UNKNOWN):
+        assert weighed[code] == scores[code]
