@@ -409,3 +409,30 @@ def test_bare_pip_corners_count_against_the_cards_from_4_to_10_only():
     # A court's picture may leave them bare; an ace, a 2 and a 3 print no pip there.
     for code in ("JC", "3C", "AC", UNKNOWN):
         assert weighed[code] == scores[code]
+
+
+@pytest.mark.parametrize("style", ["classic", "bold", "serif", "thin"])
+def test_a_four_or_six_leaves_its_middle_column_bare_and_a_five_seven_nine_or_ten_does_not(style):
+    for code, inked in (
+        ("4S", False),
+        ("6D", False),
+        ("5H", True),
+        ("7C", True),
+        ("9S", True),
+        ("10D", True),
+    ):
+        for blur, width in ((0.0, 110), (2.0, 110), (1.0, 60)):
+            card = _own_card(code, width, style)
+            for view in (card, cv2.flip(card, -1)):
+                assert read_body(cv2.GaussianBlur(view, (0, 0), blur) if blur else view).middle == inked, code
+    assert read_body(_own_card(JOKER_CODE, 110, style)).middle
+
+
+def test_an_inked_middle_column_counts_against_a_four_and_a_six_only():
+    scores = {"4C": -0.2, "5C": -0.9, "6C": -1.0, "9C": -2.0, "QC": -2.5, UNKNOWN: -3.0}
+    weighed = weigh_body(scores, Body(None, 0, middle=True))
+    assert max(weighed, key=weighed.get) == "5C"  # a 5 of clubs whose blurred corner read as a 4
+    for code in ("4C", "6C"):
+        assert weighed[code] == scores[code] - 3.0
+    for code in ("5C", "9C", "QC", UNKNOWN):
+        assert weighed[code] == scores[code]
