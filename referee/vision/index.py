@@ -584,15 +584,15 @@ class Body(NamedTuple):
     say none surely), how many pips of one size there are (0 when there is no ink), how many
     stand alone in an ace's or a two's places with no other ink in the body (`_sparse_pips`:
     1 or 2; 0, neither), whether it holds a court's picture (`_pictured`), and whether a place
-    where every card from 4 to 10 prints a pip is bare (`_bare_corner`), and the share of ink
-    in its middle column's most inked band (`_middle_ink`; None when not looked at)."""
+    where every card from 4 to 10 prints a pip is bare (`_bare_corner`), and whether its middle
+    column holds ink where a 4's and a 6's never does (`_inked_middle`)."""
 
     suits: dict[str, float] | None
     count: int
     sparse: int = 0
     picture: bool = False
     bare: bool = False
-    middle: float | None = None
+    middle: bool = False
 
 
 def read_body(warped: np.ndarray) -> Body:
@@ -631,33 +631,32 @@ def read_body(warped: np.ndarray) -> Body:
         len(pips),
         picture=_pictured(stats, (w, h), rw),
         bare=_bare_corner(ink, (w, h), (left, top)),
-        middle=_middle_ink(ink, (w, h), (left, top)),
+        middle=_inked_middle(ink, (w, h), (left, top)),
     )
 
 
 _MIDDLE = (0.44, 0.56, 0.1, 0.9)  # x0, x1, y0, y1 of the card: the column between a 4's or a 6's pips
-_MIDDLE_RUN = 0.08  # ... the height of a band of it (of the card's)
-_MIDDLE_INKED = 0.5  # ... the share of the most inked band that is ink that is a pip's or a picture's
-_MIDDLE_BARE = 0.15  # ... and under which it is bare
+_MIDDLE_RUN = 0.08  # ... the height of a band of it (of the card's), and the share of the band
+_MIDDLE_INKED = 0.5  # that is ink, at the most inked place, that is a pip's or a picture's
 
 
-def _middle_ink(ink: np.ndarray, size: tuple[int, int], at: tuple[int, int]) -> float | None:
-    """The share of ink in the most inked band `_MIDDLE_RUN` of the card's height across its
-    middle column (`_MIDDLE`): `ink` of the body region at `at` on a card `size` = (w, h). A 4
-    and a 6 print their pips in two columns only; an ace, a 2, a 3, a 5, a 7, a 9 and a 10
-    print one between them, and a court's or a joker's picture fills it. On the design data of
-    `_bare_corner`, 1 of 528 fours and sixes had it `_MIDDLE_INKED` or more (a deck with big
-    pips, its outline 4 % off), and 90 to 100 % of every other rank from 5 up and of the
-    jokers did; 92 % of the fours and sixes had it under `_MIDDLE_BARE`, and of the other ranks
-    one 2 of 264 and ornamental's eights (whose eight pips stand in two columns) only."""
+def _inked_middle(ink: np.ndarray, size: tuple[int, int], at: tuple[int, int]) -> bool:
+    """Whether the middle column of the card (`_MIDDLE`) holds a band `_MIDDLE_RUN` of its height
+    at least `_MIDDLE_INKED` ink: `ink` of the body region at `at` on a card `size` = (w, h). A 4
+    and a 6 print their pips in two columns only; a 5, a 7, a 9 and a 10 print one between them,
+    and a court's or a joker's picture fills it. On the design data of `_bare_corner`, 1 of 528
+    fours and sixes had one (a deck with big pips, its outline 4 % off), and 90 to 100 % of
+    every other rank from 5 up and of the jokers did."""
     w, h = size
     x0, x1, y0, y1 = _MIDDLE
     column = ink[round(y0 * h) - at[1] : round(y1 * h) - at[1], round(x0 * w) - at[0] : round(x1 * w) - at[0]]
-    run = max(1, round(_MIDDLE_RUN * h))
-    if column.size == 0 or column.shape[0] < run:
-        return None
+    if column.size == 0:
+        return False
     rows = np.count_nonzero(column, axis=1) / column.shape[1]
-    return float(np.convolve(rows, np.ones(run) / run, mode="valid").max())
+    run = max(1, round(_MIDDLE_RUN * h))
+    if rows.size < run:
+        return False
+    return bool((np.convolve(rows, np.ones(run) / run, mode="valid") >= _MIDDLE_INKED).any())
 
 
 _PIP_CORNERS = ((0.2, 0.42), (0.58, 0.8)), ((0.1, 0.32), (0.68, 0.9))  # x spans, y spans of the card
@@ -864,8 +863,7 @@ def weigh_body(scores: dict[str, float], body: Body) -> dict[str, float]:
     """`scores` weighed by the body's pips (`read_body`): a suit they make less likely than their
     best loses that many nats, at most `BODY_CAP`, and a rank what their count (`_count_loss`)
     or their places (an ace's, a two's: `_sparse_loss`) say against it; a picture rules out the
-    number cards and the aces; a bare pip corner (`Body.bare`) and the middle column's ink
-    (`Body.middle`) count against the ranks whose layout they do not fit."""
+    number cards and the aces."""
     top = max(body.suits.values()) if body.suits else 0.0
     counted = body.count if _BODY_LEAST <= body.count <= most_pips("10") else 0
     suited = body.suits is not None
@@ -879,9 +877,6 @@ def weigh_body(scores: dict[str, float], body: Body) -> dict[str, float]:
             out[k] -= BODY_CAP  # a number card or an ace prints pips, never a picture
         if body.bare and rank is not None and rank not in ("A", "2", "3", "J", "Q", "K"):
             out[k] -= _PICTURE  # a 4 to a 10 prints a pip in each corner of its layout
-        if body.middle is not None and rank is not None:
-            if body.middle >= _MIDDLE_INKED and rank in ("4", "6"):
-                out[k] -= _PICTURE  # ... and a 4 and a 6 none between its two columns
-            elif body.middle < _MIDDLE_BARE and rank not in ("4", "6", "8"):
-                out[k] -= _PICTURE  # every other card does, but some decks' eights
+        if body.middle and rank in ("4", "6"):
+            out[k] -= _PICTURE  # ... and a 4 and a 6 none between its two columns
     return out
