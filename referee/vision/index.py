@@ -583,7 +583,7 @@ class Body(NamedTuple):
     """What a card's body pips say (`read_body`): their suit's log-probabilities (None when they
     say none surely), how many pips of one size there are (0 when there is no ink), how many
     stand alone in an ace's or a two's places with no other ink in the body (`_sparse_pips`:
-    1 or 2; 0, neither), whether it holds a court's picture (`_pictured`), and whether a place
+    1 or 2; 0, neither), whether it holds a court's picture (`_pictured`), whether a place
     where every card from 4 to 10 prints a pip is bare (`_bare_corner`), and whether its middle
     column holds ink where a 4's and a 6's never does (`_inked_middle`)."""
 
@@ -647,13 +647,11 @@ def _inked_middle(ink: np.ndarray, size: tuple[int, int], at: tuple[int, int]) -
     and a court's or a joker's picture fills it. On the design data of `_bare_corner`, 1 of 528
     fours and sixes had one (a deck with big pips, its outline 4 % off), and 90 to 100 % of
     every other rank from 5 up and of the jokers did."""
-    w, h = size
-    x0, x1, y0, y1 = _MIDDLE
-    column = ink[round(y0 * h) - at[1] : round(y1 * h) - at[1], round(x0 * w) - at[0] : round(x1 * w) - at[0]]
+    column = _part(ink, _MIDDLE, size, at)
     if column.size == 0:
         return False
     rows = np.count_nonzero(column, axis=1) / column.shape[1]
-    run = max(1, round(_MIDDLE_RUN * h))
+    run = max(1, round(_MIDDLE_RUN * size[1]))
     if rows.size < run:
         return False
     return bool((np.convolve(rows, np.ones(run) / run, mode="valid") >= _MIDDLE_INKED).any())
@@ -670,14 +668,21 @@ def _bare_corner(ink: np.ndarray, size: tuple[int, int], at: tuple[int, int]) ->
     outlines off by up to 4 % of a width and blurred, 2 % of one deck's number cards (small
     pips) had one, and the jokers of eight decks of the eleven did (their picture is in the
     middle); a court's may too, so only the number cards lose by it."""
-    w, h = size
     for x0, x1 in _PIP_CORNERS[0]:
         for y0, y1 in _PIP_CORNERS[1]:
-            left, right = round(x0 * w) - at[0], round(x1 * w) - at[0]
-            zone = ink[round(y0 * h) - at[1] : round(y1 * h) - at[1], left:right]
+            zone = _part(ink, (x0, x1, y0, y1), size, at)
             if zone.size and cv2.countNonZero(zone) < _BARE * zone.size:
                 return True
     return False
+
+
+def _part(
+    ink: np.ndarray, box: tuple[float, float, float, float], size: tuple[int, int], at: tuple[int, int]
+) -> np.ndarray:
+    """The part `box` (x0, x1, y0, y1 as parts of the card) of `ink`, the body region at `at` on a
+    card `size` = (w, h)."""
+    (w, h), (x0, x1, y0, y1) = size, box
+    return ink[round(y0 * h) - at[1] : round(y1 * h) - at[1], round(x0 * w) - at[0] : round(x1 * w) - at[0]]
 
 
 def _pictured(stats: list[list[int]], size: tuple[int, int], region_w: int) -> bool:
