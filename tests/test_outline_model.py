@@ -33,7 +33,7 @@ def test_the_convolution_as_one_product_is_the_convolution(stride: int, dilation
     w = rng.normal(size=(5, 3, 3, 3)).astype(np.float32)
     b = rng.normal(size=5).astype(np.float32)
     layer = (np.ascontiguousarray(w.transpose(2, 3, 1, 0).reshape(-1, 5)), b)
-    got = outline_model._conv(x, layer, 3, stride, dilation)
+    got = outline_model.conv(x, layer, 3, stride, dilation)
     np.testing.assert_allclose(got, _naive_conv(x, w, b, stride, dilation), rtol=1e-4, atol=1e-4)
 
 

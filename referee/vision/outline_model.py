@@ -28,13 +28,13 @@ def layer_names() -> list[str]:
     return list(_LAYERS)
 
 
-@lru_cache(maxsize=1)
-def _weights() -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
-    if not MODEL_PATH.exists():
+def load_layers(path: Path, names: tuple[str, ...]) -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
+    """A network's weights, each convolution as one matrix and its bias; None when not shipped."""
+    if not path.exists():
         return None
-    with np.load(MODEL_PATH) as data:
+    with np.load(path) as data:
         out = {}
-        for name in _LAYERS:
+        for name in names:
             w = data[f"{name}.w"].astype(np.float32)  # out, in, kh, kw
             # as one matrix over (kh, kw, in) patches: the convolution is then one product
             out[name] = (
@@ -44,11 +44,16 @@ def _weights() -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
         return out
 
 
+@lru_cache(maxsize=1)
+def _weights() -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
+    return load_layers(MODEL_PATH, _LAYERS)
+
+
 def available() -> bool:
     return _weights() is not None
 
 
-def _conv(
+def conv(
     x: np.ndarray, layer: tuple[np.ndarray, np.ndarray], k: int, stride: int = 1, dilation: int = 1
 ) -> np.ndarray:
     """x: H x W x C; a k x k convolution with zero padding that keeps the size (then strides)."""
@@ -71,8 +76,29 @@ def _conv(
     return patches @ w + b
 
 
-def _up(x: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+def upsample(x: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     return np.repeat(np.repeat(x, 2, axis=0), 2, axis=1)[: shape[0], : shape[1]]
+
+
+def network_input(image: np.ndarray, width: int) -> tuple[np.ndarray, float, bool, int]:
+    """A frame as a network sees it: lying down (a portrait photo turned over its diagonal: the
+    models learnt frames lying down), `width` px wide by INTER_AREA, -0.5..0.5, its height padded
+    to a multiple of 8 (three halvings); with the factor from frame px, whether it was turned and
+    its rows before the padding."""
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    h, w = image.shape[:2]
+    lying = h > w
+    if lying:
+        image = image.transpose(1, 0, 2)
+        h, w = w, h
+    scale = width / w
+    size = (width, max(8, round(h * scale)))
+    x = cv2.resize(image, size, interpolation=cv2.INTER_AREA).astype(np.float32) / 255 - 0.5
+    padded_h = -(-size[1] // 8) * 8
+    if padded_h != size[1]:
+        x = np.pad(x, ((0, padded_h - size[1]), (0, 0), (0, 0)), mode="edge")
+    return x, scale, lying, size[1]
 
 
 def cover(image: np.ndarray) -> tuple[np.ndarray, float] | None:
@@ -81,30 +107,18 @@ def cover(image: np.ndarray) -> tuple[np.ndarray, float] | None:
     weights = _weights()
     if weights is None:
         return None
-    if image.ndim == 2:
-        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    h, w = image.shape[:2]
-    lying = h > w
-    if lying:  # the model was trained on frames lying down: a portrait photo is turned over its diagonal
-        image = image.transpose(1, 0, 2)
-        h, w = w, h
-    scale = INPUT_WIDTH / w
-    size = (INPUT_WIDTH, max(8, round(h * scale)))
-    x = cv2.resize(image, size, interpolation=cv2.INTER_AREA).astype(np.float32) / 255 - 0.5
-    padded_h = -(-size[1] // 8) * 8
-    if padded_h != size[1]:
-        x = np.pad(x, ((0, padded_h - size[1]), (0, 0), (0, 0)), mode="edge")
+    x, scale, lying, rows = network_input(image, INPUT_WIDTH)
     relu = np.maximum  # written out below as relu(v, 0)
-    e1 = relu(_conv(x, weights["enc1"], 3, 2), 0)
-    e2 = relu(_conv(e1, weights["enc2"], 3, 2), 0)
-    e3 = relu(_conv(e2, weights["enc3"], 3, 2), 0)
-    v = relu(_conv(e3, weights["ctx1"], 3, 1, 2), 0)
-    v = relu(_conv(v, weights["ctx2"], 3, 1, 4), 0) + v
-    v = relu(_conv(v, weights["ctx3"], 3, 1, 8), 0) + v
-    v = relu(_conv(np.concatenate([_up(v, e2.shape[:2]), e2], axis=2), weights["up"], 3), 0)
-    logits = _conv(v, weights["head"], 1)[..., 0]
+    e1 = relu(conv(x, weights["enc1"], 3, 2), 0)
+    e2 = relu(conv(e1, weights["enc2"], 3, 2), 0)
+    e3 = relu(conv(e2, weights["enc3"], 3, 2), 0)
+    v = relu(conv(e3, weights["ctx1"], 3, 1, 2), 0)
+    v = relu(conv(v, weights["ctx2"], 3, 1, 4), 0) + v
+    v = relu(conv(v, weights["ctx3"], 3, 1, 8), 0) + v
+    v = relu(conv(np.concatenate([upsample(v, e2.shape[:2]), e2], axis=2), weights["up"], 3), 0)
+    logits = conv(v, weights["head"], 1)[..., 0]
     out = 1 / (1 + np.exp(-np.clip(logits, -30, 30)))
-    out = out[: size[1] // OUT_STRIDE].astype(np.float32)
+    out = out[: rows // OUT_STRIDE].astype(np.float32)
     if lying:
         out = np.ascontiguousarray(out.T)
     return out, scale / OUT_STRIDE
