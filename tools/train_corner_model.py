@@ -1,0 +1,257 @@
+"""Train the corner model: a small convolutional network that marks the top card's four corners.
+
+    .venv/bin/python tools/train_corner_model.py data --n 3000 --out /tmp/corners-a.npz
+    .venv/bin/python tools/train_corner_model.py data --n 3000 --seed 3000 --more --out /tmp/corners-b.npz
+    python tools/train_corner_model.py train --data /tmp/corners-a.npz /tmp/corners-b.npz  (needs torch)
+
+The shipped weights (2026-11-28, session 18): the two `data` commands above (about 6 minutes each
+here), then `train --data A B --epochs 8 --seed 0` (see docs/vision.md for its time and figures).
+
+The pictures come from the generator that tunes (tools/tuning_scenes.py: the own renderer's styles
+and the index model's training themes, under issue 18's conditions; `--more`: every tuning deck on
+the felt, striped and white tables, a motion blur half the time), never from the one that grades
+(benchmarks/heldout_scenes.py). Training needs PyTorch (`pip install torch`, CPU build); it is a
+developer's tool, not a dependency of the referee: the weights ship as plain arrays in
+`referee/data/corner_model.npz` and `referee/vision/corner_model.py` runs them with numpy alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from referee.vision.corner_model import INPUT_WIDTH, MODEL_PATH, OUT_STRIDE, layer_names
+
+SCALE = 0.5  # scenes drawn at half size (640 px wide): the model sees them at INPUT_WIDTH anyway
+SIGMA = 1.0  # the spread of a corner's mark, in cells
+
+
+def sample(seed: int, more: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """One training picture (landscape, INPUT_WIDTH wide) and the top card's corners in its pixels."""
+    import tuning_scenes as ts
+
+    rng = np.random.default_rng([seed, 19])
+    decks = ts.decks(stacked_only=not more)
+    deck, code = decks[int(rng.integers(len(decks)))], ts.CODES[int(rng.integers(52))]
+    s = ts.scene(deck, code, rng, scale=SCALE, more=more)
+    image, corners = s.image, s.corners.astype(np.float64)
+    if image.shape[0] > image.shape[1]:  # a portrait photo: the model sees every frame lying down
+        image = np.ascontiguousarray(image.transpose(1, 0, 2))
+        corners = corners[:, ::-1]
+    h, w = image.shape[:2]
+    size = (INPUT_WIDTH, round(INPUT_WIDTH * h / w))
+    small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    k = size[0] / w
+    return small, ((corners + 0.5) * k - 0.5).astype(np.float32)  # pixel centres at whole numbers
+
+
+def targets(corners: np.ndarray, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The marks a picture's corners ask for, at OUT_STRIDE: a peak of 1 at each corner's cell
+    falling off as a Gaussian, the corner's offset from that cell's centre, and where it is."""
+    h, w = shape
+    heat = np.zeros((h, w), np.float32)
+    offset = np.zeros((2, h, w), np.float32)
+    at = np.zeros((h, w), np.float32)
+    ys, xs = np.mgrid[0:h, 0:w]
+    for x, y in corners:
+        u, v = (x - (OUT_STRIDE - 1) / 2) / OUT_STRIDE, (y - (OUT_STRIDE - 1) / 2) / OUT_STRIDE
+        i, j = round(v), round(u)
+        if not (0 <= i < h and 0 <= j < w):
+            continue  # off the frame: no corner to mark
+        heat = np.maximum(heat, np.exp(-((xs - u) ** 2 + (ys - v) ** 2) / (2 * SIGMA**2)))
+        heat[i, j] = 1.0
+        offset[:, i, j] = (u - j, v - i)
+        at[i, j] = 1.0
+    return heat, offset, at
+
+
+def make_data(n: int, out: Path, seed: int, jobs: int, more: bool = False) -> None:
+    began = time.perf_counter()
+    with multiprocessing.Pool(jobs) as pool:
+        pairs = pool.starmap(sample, ((k, more) for k in range(seed, seed + n)), chunksize=20)
+    np.savez_compressed(out, images=np.stack([p[0] for p in pairs]), corners=np.stack([p[1] for p in pairs]))
+    print(f"{n} pictures in {time.perf_counter() - began:.0f} s: {out}")
+
+
+def _net():
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            c = nn.Conv2d
+            self.layers = nn.ModuleDict(
+                {
+                    "enc1": c(3, 16, 3, 2, 1),
+                    "enc2": c(16, 32, 3, 2, 1),
+                    "enc3": c(32, 48, 3, 2, 1),
+                    "ctx1": c(48, 48, 3, 1, 2, dilation=2),
+                    "ctx2": c(48, 48, 3, 1, 4, dilation=4),
+                    "ctx3": c(48, 48, 3, 1, 8, dilation=8),
+                    "up": c(48 + 32, 32, 3, 1, 1),
+                    "fine": c(32, 32, 3, 1, 1),
+                    "head": c(32, 3, 1),
+                }
+            )
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            f = self.layers
+            r = torch.relu
+            e1 = r(f["enc1"](x))
+            e2 = r(f["enc2"](e1))
+            e3 = r(f["enc3"](e2))
+            x = r(f["ctx1"](e3))
+            x = r(f["ctx2"](x)) + x
+            x = r(f["ctx3"](x)) + x
+            x = nn.functional.interpolate(x, size=e2.shape[2:], mode="nearest")
+            x = r(f["up"](torch.cat([x, e2], 1)))
+            x = r(f["fine"](x)) + x
+            return f["head"](x)
+
+    return Net()
+
+
+def _loss(out, heat, offset, at):
+    """CenterNet's focal loss on the marks, and the offsets' L1 at the corners' own cells."""
+    import torch
+
+    p = torch.sigmoid(out[:, :1]).clamp(1e-4, 1 - 1e-4)
+    pos = at[:, None]
+    neg = (1 - pos) * (1 - heat[:, None]) ** 4
+    n = pos.sum().clamp(min=1)
+    focal = -((1 - p) ** 2 * torch.log(p) * pos + p**2 * torch.log(1 - p) * neg).sum() / n
+    off = (torch.abs(out[:, 1:] - offset) * pos).sum() / n
+    return focal + off
+
+
+def train(data: list[Path], epochs: int, out: Path, seed: int, threads: int) -> None:
+    import torch
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    images_np, corners_np = [], []
+    for path in data:
+        with np.load(path) as part:
+            images_np.append(part["images"])
+            corners_np.append(part["corners"])
+    images_u8 = np.concatenate(images_np)
+    corners = np.concatenate(corners_np)
+    n, h, w = images_u8.shape[:3]
+    grid = (h // OUT_STRIDE, w // OUT_STRIDE)
+    made = [targets(c, grid) for c in corners]
+    heat = torch.from_numpy(np.stack([m[0] for m in made]))
+    offset = torch.from_numpy(np.stack([m[1] for m in made]))
+    at = torch.from_numpy(np.stack([m[2] for m in made]))
+    images = torch.from_numpy(images_u8).permute(0, 3, 1, 2)  # uint8: made float a batch at a time
+    held = max(1, n // 20)  # a few pictures to watch the loss on, never trained on
+    order = torch.randperm(n)
+    val_i, train_i = order[:held], order[held:]
+    net = _net()
+    assert list(net.layers) == layer_names()
+    with torch.no_grad():  # marks start rare (CenterNet's prior of 0.1): the focal loss starts calm
+        net.layers["head"].bias[0] = -2.19
+    opt = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-4)
+    batch = 32
+    steps = epochs * (len(train_i) // batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
+    began = time.perf_counter()
+    for epoch in range(epochs):
+        net.train()
+        perm = train_i[torch.randperm(len(train_i))]
+        total = 0.0
+        for k in range(len(perm) // batch):
+            idx = perm[k * batch : (k + 1) * batch]
+            x, y, o, a = images[idx].float() / 255, heat[idx], offset[idx].clone(), at[idx]
+            if torch.rand(()) < 0.5:  # mirrored: a card's corners have no handedness
+                x, y, o, a = x.flip(3), y.flip(2), o.flip(3), a.flip(2)
+                o[:, 0] = -o[:, 0]
+            if torch.rand(()) < 0.5:
+                x, y, o, a = x.flip(2), y.flip(1), o.flip(2), a.flip(1)
+                o[:, 1] = -o[:, 1]
+            # light and white balance the scenes did not draw
+            x = x * (0.75 + 0.5 * torch.rand(len(x), 3, 1, 1)) + 0.1 * (torch.rand(len(x), 1, 1, 1) - 0.5)
+            loss = _loss(net(x.clamp(0, 1) - 0.5), y, o, a)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach())
+        net.eval()
+        with torch.no_grad():
+            val = float(_loss(net(images[val_i].float() / 255 - 0.5), heat[val_i], offset[val_i], at[val_i]))
+        print(
+            f"epoch {epoch + 1}/{epochs}: train {total / max(1, len(perm) // batch):.4f}, "
+            f"held {val:.4f}, {time.perf_counter() - began:.0f} s",
+            flush=True,
+        )
+    weights = {}
+    for name, layer in net.layers.items():
+        weights[f"{name}.w"] = layer.weight.detach().numpy().astype(np.float32)
+        weights[f"{name}.b"] = layer.bias.detach().numpy().astype(np.float32)
+    np.savez_compressed(out, **weights)
+    _check(net, out, images_u8, corners, val_i.numpy())
+
+
+def _check(net, out: Path, images: np.ndarray, corners: np.ndarray, val: np.ndarray) -> None:
+    """The shipped forward pass (numpy) must give torch's marks; and how near the corners it finds
+    lie to the truth on the pictures kept from training."""
+    import torch
+
+    from referee.vision import corner_model
+
+    corner_model.MODEL_PATH = out
+    corner_model._weights.cache_clear()
+    raw = images[int(val[0])]
+    mine = corner_model.marks(raw)[0]
+    with torch.no_grad():
+        theirs = torch.sigmoid(net(torch.from_numpy(raw).permute(2, 0, 1)[None].float() / 255 - 0.5))
+    diff = np.abs(mine - theirs[0, 0].numpy()).max()
+    print(f"wrote {out}; numpy against torch: largest difference {diff:.2e}")
+    found = within = 0
+    for i in val:
+        peaks = corner_model.peaks(corner_model.marks(images[i]), 0.3)
+        for x, y in corners[i]:
+            if not (0 <= x < images.shape[2] and 0 <= y < images.shape[1]):
+                continue
+            d = min((np.hypot(px - x, py - y) for px, py, _ in peaks), default=np.inf)
+            found += 1
+            within += d <= 2.0
+    print(f"kept pictures: {within}/{found} corners with a mark of 0.3 or more within 2 input px")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("data", help="draw training pictures")
+    d.add_argument("--n", type=int, default=3000)
+    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--jobs", type=int, default=2)
+    d.add_argument("--out", type=Path, required=True)
+    d.add_argument("--more", action="store_true", help="every deck, on the tuning generator's --more tables")
+    t = sub.add_parser("train", help="train on them (needs torch)")
+    t.add_argument("--data", type=Path, nargs="+", required=True, help="one or more files `data` wrote")
+    t.add_argument("--epochs", type=int, default=8)
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--threads", type=int, default=2)
+    t.add_argument("--out", type=Path, default=MODEL_PATH)
+    args = parser.parse_args(argv)
+    if args.command == "data":
+        make_data(args.n, args.out, args.seed, args.jobs, args.more)
+    else:
+        train(args.data, args.epochs, args.out, args.seed, args.threads)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
