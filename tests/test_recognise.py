@@ -612,6 +612,30 @@ def test_a_still_photo_guesses_the_card_an_outline_the_pick_missed_reads_surely(
     assert recognise.aspect_of(reading.quad) == pytest.approx(render.ASPECT, rel=0.04)
 
 
+def test_a_corner_box_no_outline_refines_is_read_as_the_model_placed_it(monkeypatch):
+    # A small card blurred on a white table: its sides are too faint for the edge search to fit
+    # any outline, but the corner model marks its corners. Their box is read as it lies (a few
+    # px off), and its card is the guess, never sure.
+    rng = np.random.default_rng(3)
+    frame = single(parse_card("7H"), rng, angle=23, width=200, **CAMERA)
+    truth = recognise.outline_candidates(frame)[0]
+    monkeypatch.setattr(recognise, "find_top_card", lambda *a, **k: None)
+    monkeypatch.setattr(recognise, "change_outline", lambda *a, **k: (None, False))
+    monkeypatch.setattr(recognise, "outline_candidates", lambda *a, **k: [])
+    placed = truth + rng.normal(0, 2, truth.shape).astype(np.float32)
+    monkeypatch.setattr(recognise.corner_model, "marks", lambda image: "marks")
+    monkeypatch.setattr(recognise.corner_model, "boxes", lambda marks: [placed])
+    read = Recogniser()._among_outlines(frame)
+    assert [r.card.code for r, _ in read] == ["7H"]
+    reading = Recogniser().recognise(frame, thorough=True)
+    assert reading.card == parse_card("7H") and not reading.sure
+    # Where an outline was refined from the box, the box is not read again as it lies.
+    monkeypatch.setattr(
+        recognise, "outline_candidates", lambda level, **k: [truth] if level.shape == frame.shape else []
+    )
+    assert len(Recogniser()._among_outlines(frame)) == 1
+
+
 def test_the_outlines_of_a_still_photo_leave_out_a_card_lying_under_another():
     rng = np.random.default_rng(5)
     placed = [

@@ -20,9 +20,9 @@ import numpy as np
 from referee.cards import ASPECT, JOKER_CODE, Card, parse_card
 from referee.errors import UserError
 
+from . import corner_model, outline_model
 from . import index as card_index
 from . import outline as card_outline
-from . import outline_model
 from .index import _read_beside, _read_corner, band_regions, body_region, corner_regions
 from .index_model import UNKNOWN, load_model
 from .outline import (
@@ -266,6 +266,15 @@ def _evidence(reading: Reading) -> int:
     if reading.sure:
         return 2
     return int(reading.agree and reading.confidence >= SURE)
+
+
+def _same_place(box: np.ndarray, quad: np.ndarray | None) -> bool:
+    """Whether an outline lies where a box does: every corner within a tenth of the box's short side."""
+    if quad is None:
+        return False
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    tol = 0.1 * float(side_lengths(box).min())
+    return all(float(np.linalg.norm(q - p, axis=1).min()) <= tol for p in np.asarray(box, np.float64))
 
 
 def _refused(reading: Reading) -> bool:
@@ -608,19 +617,37 @@ class Recogniser:
     ) -> list[tuple[Reading, float]]:
         """A still photo whose picked outline read no card surely: every other card-like outline
         at every level, read, each with how well it lies on the outline model's `marks` (0 without
-        them). One more rough box comes from the marks themselves (`fit_card`), and the edges near
-        them are searched for straight sides once more (`outline_model.near`)."""
+        them). More rough boxes come from the marks themselves (`fit_card`) and from the corner
+        model's marked corners (`corner_model.boxes`), and the edges near the marks are searched
+        for straight sides once more (`outline_model.near`)."""
         read: list[tuple[Reading, float]] = []
         fitted = None if marks is None else outline_model.fit_card(marks)
         near = None if marks is None else outline_model.near(marks)
+        corners = corner_model.marks(image)
+        cornered = [] if corners is None else corner_model.boxes(corners)
+        boxes = ([] if fitted is None else [fitted]) + cornered
+        unread = list(cornered)
         for f, level in _pyramid(image):
-            extra = [] if fitted is None else [fitted / f]
+            extra = [box / f for box in boxes]
             for quad in outline_candidates(level, boxes=extra, near=near):
-                got = self._reading(*self._read_outline(level, quad), quad)
-                mapped = quad * f + (f - 1) / 2
-                mapped_got = Reading(got.card, got.confidence, mapped, got.ranked, got.sure, got.agree)
-                read.append((mapped_got, _agreement(marks, mapped)))
+                read.append(self._level_reading(level, f, quad, marks))
+            # A corner box that no outline refined (its sides too faint, blurred on a white table,
+            # to fit) is read as the model placed it, on the first level where it is in the window.
+            for box in [b for b in unread if float(side_lengths(b).min()) <= MAX_WIDTH * f]:
+                unread = [b for b in unread if b is not box]
+                if not any(_same_place(box, r.quad) for r, _ in read):
+                    read.append(self._level_reading(level, f, (box - (f - 1) / 2) / f, marks))
         return read
+
+    def _level_reading(
+        self, level: np.ndarray, f: int, quad: np.ndarray, marks: tuple[np.ndarray, float] | None
+    ) -> tuple[Reading, float]:
+        """An outline of pyramid level `f` read there, mapped back to the frame, with how well it
+        lies on the outline model's marks."""
+        got = self._reading(*self._read_outline(level, quad), quad)
+        mapped = quad * f + (f - 1) / 2
+        mapped_got = Reading(got.card, got.confidence, mapped, got.ranked, got.sure, got.agree)
+        return mapped_got, _agreement(marks, mapped)
 
     def profile_mismatch(self) -> str | None:
         """Why the profile seems to be of another deck, once enough cards were read to tell
