@@ -8,7 +8,7 @@ of the top card's corners at a quarter of that size (a cell is 13 px of a 1280x7
 the corner's offset within its cell; four marks that make a card's shape are a box for the edge
 search to refine (`boxes`).
 
-Plain numpy, as the outline model: nine convolutions, about 120,000 weights, made by
+Plain numpy, as the outline model: nine convolutions, about 114,000 weights, made by
 `tools/train_corner_model.py` from the generator that tunes (never from the held-out scenes) and
 shipped in `referee/data/corner_model.npz`.
 """
