@@ -22,7 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from referee.vision.outline_model import conv, load_layers, network_input, upsample
+from referee.vision.outline_model import conv, features, load_layers, network_input
 
 MODEL_PATH = Path(__file__).parents[1] / "data" / "corner_model.npz"
 INPUT_WIDTH = 384  # the frame's long side as the network sees it
@@ -58,15 +58,8 @@ def marks(image: np.ndarray) -> Marks | None:
     if weights is None:
         return None
     x, scale, lying, rows = network_input(image, INPUT_WIDTH)
-    relu = np.maximum
-    e1 = relu(conv(x, weights["enc1"], 3, 2), 0)
-    e2 = relu(conv(e1, weights["enc2"], 3, 2), 0)
-    e3 = relu(conv(e2, weights["enc3"], 3, 2), 0)
-    v = relu(conv(e3, weights["ctx1"], 3, 1, 2), 0)
-    v = relu(conv(v, weights["ctx2"], 3, 1, 4), 0) + v
-    v = relu(conv(v, weights["ctx3"], 3, 1, 8), 0) + v
-    v = relu(conv(np.concatenate([upsample(v, e2.shape[:2]), e2], axis=2), weights["up"], 3), 0)
-    v = relu(conv(v, weights["fine"], 3), 0) + v
+    v = features(x, weights)  # the outline model's trunk, its own weights
+    v = np.maximum(conv(v, weights["fine"], 3), 0) + v
     out = conv(v, weights["head"], 1)[: rows // OUT_STRIDE]
     heat = (1 / (1 + np.exp(-np.clip(out[..., 0], -30, 30)))).astype(np.float32)
     offsets = out[..., 1:].astype(np.float32)

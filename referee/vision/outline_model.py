@@ -101,13 +101,10 @@ def network_input(image: np.ndarray, width: int) -> tuple[np.ndarray, float, boo
     return x, scale, lying, size[1]
 
 
-def cover(image: np.ndarray) -> tuple[np.ndarray, float] | None:
-    """The top card's cover (0..1, float32) at 1/OUT_STRIDE of the network's input, and the factor
-    from the frame's pixels to the cover's; None without the model's weights."""
-    weights = _weights()
-    if weights is None:
-        return None
-    x, scale, lying, rows = network_input(image, INPUT_WIDTH)
+def features(x: np.ndarray, weights: dict[str, tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """The trunk both models share: three halvings (enc1-3), three dilated convolutions that let a
+    cell see a whole big card (ctx1-3), and one back up to a quarter of the input with the
+    half-size features beside it (up)."""
     relu = np.maximum  # written out below as relu(v, 0)
     e1 = relu(conv(x, weights["enc1"], 3, 2), 0)
     e2 = relu(conv(e1, weights["enc2"], 3, 2), 0)
@@ -115,8 +112,17 @@ def cover(image: np.ndarray) -> tuple[np.ndarray, float] | None:
     v = relu(conv(e3, weights["ctx1"], 3, 1, 2), 0)
     v = relu(conv(v, weights["ctx2"], 3, 1, 4), 0) + v
     v = relu(conv(v, weights["ctx3"], 3, 1, 8), 0) + v
-    v = relu(conv(np.concatenate([upsample(v, e2.shape[:2]), e2], axis=2), weights["up"], 3), 0)
-    logits = conv(v, weights["head"], 1)[..., 0]
+    return relu(conv(np.concatenate([upsample(v, e2.shape[:2]), e2], axis=2), weights["up"], 3), 0)
+
+
+def cover(image: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """The top card's cover (0..1, float32) at 1/OUT_STRIDE of the network's input, and the factor
+    from the frame's pixels to the cover's; None without the model's weights."""
+    weights = _weights()
+    if weights is None:
+        return None
+    x, scale, lying, rows = network_input(image, INPUT_WIDTH)
+    logits = conv(features(x, weights), weights["head"], 1)[..., 0]
     out = 1 / (1 + np.exp(-np.clip(logits, -30, 30)))
     out = out[: rows // OUT_STRIDE].astype(np.float32)
     if lying:
