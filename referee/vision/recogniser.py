@@ -268,6 +268,14 @@ def _evidence(reading: Reading) -> int:
     return int(reading.agree and reading.confidence >= SURE)
 
 
+def _level_for(box: np.ndarray) -> int:
+    """The first pyramid level (its factor) where a box of frame px is in the search's size window."""
+    f, short = 1, float(side_lengths(box).min())
+    while short > MAX_WIDTH * f:
+        f *= LEVEL_STEP
+    return f
+
+
 def _same_place(box: np.ndarray, quad: np.ndarray | None) -> bool:
     """Whether an outline lies where a box does: every corner within a tenth of the box's short side."""
     if quad is None:
@@ -626,16 +634,14 @@ class Recogniser:
         corners = corner_model.marks(image)
         cornered = [] if corners is None else corner_model.boxes(corners)
         boxes = ([] if fitted is None else [fitted]) + cornered
-        unread = list(cornered)
         for f, level in _pyramid(image):
             extra = [box / f for box in boxes]
             for quad in outline_candidates(level, boxes=extra, near=near):
                 read.append(self._level_reading(level, f, quad, marks))
             # A corner box that no outline refined (its sides too faint, blurred on a white table,
             # to fit) is read as the model placed it, on the first level where it is in the window.
-            for box in [b for b in unread if float(side_lengths(b).min()) <= MAX_WIDTH * f]:
-                unread = [b for b in unread if b is not box]
-                if not any(_same_place(box, r.quad) for r, _ in read):
+            for box in cornered:
+                if _level_for(box) == f and not any(_same_place(box, r.quad) for r, _ in read):
                     read.append(self._level_reading(level, f, (box - (f - 1) / 2) / f, marks))
         return read
 
