@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import numpy as np
+
 from referee.rules.script import ScriptError, adjudicate
 from referee.sim.pipeline import adjudicate_pipeline
+from referee.sim.render import STYLES, card_sprite, compose, table_surface
 
 PLAYERS = ["Ann", "Bob", "Cy"]
 
@@ -141,3 +144,17 @@ class Heard:
 
     def of(self, kind: str) -> list[object]:
         return [v for k, v in self.log if k == kind]
+
+
+def cards_on_wood(placed: list[Any], portrait: bool = False) -> tuple[Any, Any]:
+    """A 1280x720 frame of the own renderer's classic cards on wood (turned over its diagonal when
+    `portrait`), and the last (top) card's four corners in it."""
+    frame = compose(placed, table_surface("wood", (1280, 720), np.random.default_rng(3)))
+    top = placed[-1]
+    w, h = top.width, card_sprite(top.card, top.width, STYLES["classic"])[0].shape[0]
+    a = np.radians(top.angle)
+    offs = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
+    truth = offs @ np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]).T + [top.x, top.y]
+    if portrait:
+        return np.ascontiguousarray(frame.transpose(1, 0, 2)), truth[:, ::-1]
+    return frame, truth

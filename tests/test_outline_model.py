@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 
 from referee.cards import parse_card
-from referee.sim.render import STYLES, Placement, card_sprite, compose, table_surface
+from referee.sim.render import Placement
 from referee.vision import outline_model
+
+from .helpers import cards_on_wood
 
 
 def _naive_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray, stride: int, dilation: int) -> np.ndarray:
@@ -67,18 +69,7 @@ def test_nothing_marked_gives_no_box() -> None:
 def test_the_shipped_model_marks_the_card_on_the_table(portrait: bool) -> None:
     # (Of two overlapping cards its marks cover both about alike: the edge search's own rule, no
     # outline lying under another, keeps the card underneath out; docs/vision.md.)
-    rng = np.random.default_rng(3)
-    table = table_surface("wood", (1280, 720), rng)
-    top = Placement(parse_card("KH"), 680, 400, 70, 180)
-    frame = compose([top], table)
-    w = 180
-    h = card_sprite(parse_card("KH"), w, STYLES["classic"])[0].shape[0]
-    a = np.radians(70)
-    offs = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
-    truth = offs @ np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]).T + [680, 400]
-    if portrait:
-        frame = np.ascontiguousarray(frame.transpose(1, 0, 2))
-        truth = truth[:, ::-1]
+    frame, truth = cards_on_wood([Placement(parse_card("KH"), 680, 400, 70, 180)], portrait)
     marks = outline_model.cover(frame)
     assert marks is not None
     assert marks[0].shape[0] > marks[0].shape[1] if portrait else marks[0].shape[0] < marks[0].shape[1]
