@@ -20,41 +20,26 @@ developer's tool, not a dependency of the referee: the weights ship as plain arr
 
 from __future__ import annotations
 
-import argparse
-import multiprocessing
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from train_outline_model import cli, picture, write_data
+
 from referee.vision.corner_model import INPUT_WIDTH, MODEL_PATH, OUT_STRIDE, layer_names
 
-SCALE = 0.5  # scenes drawn at half size (640 px wide): the model sees them at INPUT_WIDTH anyway
 SIGMA = 1.0  # the spread of a corner's mark, in cells
 
 
 def sample(seed: int, more: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """One training picture (landscape, INPUT_WIDTH wide) and the top card's corners in its pixels."""
-    import tuning_scenes as ts
-
-    rng = np.random.default_rng([seed, 19])
-    decks = ts.decks(stacked_only=not more)
-    deck, code = decks[int(rng.integers(len(decks)))], ts.CODES[int(rng.integers(52))]
-    s = ts.scene(deck, code, rng, scale=SCALE, more=more)
-    image, corners = s.image, s.corners.astype(np.float64)
-    if image.shape[0] > image.shape[1]:  # a portrait photo: the model sees every frame lying down
-        image = np.ascontiguousarray(image.transpose(1, 0, 2))
-        corners = corners[:, ::-1]
-    h, w = image.shape[:2]
-    size = (INPUT_WIDTH, round(INPUT_WIDTH * h / w))
-    small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
-    k = size[0] / w
+    small, corners, k = picture(seed, 19, INPUT_WIDTH, more)
     return small, ((corners + 0.5) * k - 0.5).astype(np.float32)  # pixel centres at whole numbers
 
 
@@ -79,11 +64,7 @@ def targets(corners: np.ndarray, shape: tuple[int, int]) -> tuple[np.ndarray, np
 
 
 def make_data(n: int, out: Path, seed: int, jobs: int, more: bool = False) -> None:
-    began = time.perf_counter()
-    with multiprocessing.Pool(jobs) as pool:
-        pairs = pool.starmap(sample, ((k, more) for k in range(seed, seed + n)), chunksize=20)
-    np.savez_compressed(out, images=np.stack([p[0] for p in pairs]), corners=np.stack([p[1] for p in pairs]))
-    print(f"{n} pictures in {time.perf_counter() - began:.0f} s: {out}")
+    write_data(sample, "corners", n, out, seed, jobs, more)
 
 
 def _net():
@@ -234,26 +215,7 @@ def _check(net, out: Path, images: np.ndarray, corners: np.ndarray, val: np.ndar
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    d = sub.add_parser("data", help="draw training pictures")
-    d.add_argument("--n", type=int, default=3000)
-    d.add_argument("--seed", type=int, default=0)
-    d.add_argument("--jobs", type=int, default=2)
-    d.add_argument("--out", type=Path, required=True)
-    d.add_argument("--more", action="store_true", help="every deck, on the tuning generator's --more tables")
-    t = sub.add_parser("train", help="train on them (needs torch)")
-    t.add_argument("--data", type=Path, nargs="+", required=True, help="one or more files `data` wrote")
-    t.add_argument("--epochs", type=int, default=14)
-    t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--threads", type=int, default=2)
-    t.add_argument("--out", type=Path, default=MODEL_PATH)
-    args = parser.parse_args(argv)
-    if args.command == "data":
-        make_data(args.n, args.out, args.seed, args.jobs, args.more)
-    else:
-        train(args.data, args.epochs, args.out, args.seed, args.threads)
-    return 0
+    return cli(argv, __doc__.splitlines()[0], make_data, train, (3000, 14, MODEL_PATH))
 
 
 if __name__ == "__main__":

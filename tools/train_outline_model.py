@@ -23,7 +23,7 @@ import argparse
 import multiprocessing
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import cv2
@@ -37,35 +37,55 @@ from referee.vision.outline_model import INPUT_WIDTH, MODEL_PATH, OUT_STRIDE, la
 SCALE = 0.5  # scenes drawn at half size: the model sees them at 256 px wide anyway
 
 
-def sample(seed: int, more: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """One training picture (landscape, INPUT_WIDTH wide) and the top card's cover at 1/OUT_STRIDE.
-    `more`: every deck of the generator that tunes, on the tables of its `--more` mix (felt,
-    stripes, white; a motion blur half the time)."""
+def picture(seed: int, tag: int, width: int, more: bool = False) -> tuple[np.ndarray, np.ndarray, float]:
+    """A training picture: a scene of the generator that tunes, drawn at SCALE from the rng
+    [seed, tag], lying down (a portrait photo turned over its diagonal: the models see every frame
+    so) and `width` wide by INTER_AREA; with the top card's corners in the scene's px and the factor
+    from those to the picture's. `more`: every deck of the generator that tunes, on the tables of
+    its `--more` mix (felt, stripes, white; a motion blur half the time)."""
     import tuning_scenes as ts
 
-    rng = np.random.default_rng([seed, 18])
+    rng = np.random.default_rng([seed, tag])
     decks = ts.decks(stacked_only=not more)  # the default mix: as the first weights were trained
     deck, code = decks[int(rng.integers(len(decks)))], ts.CODES[int(rng.integers(52))]
     s = ts.scene(deck, code, rng, scale=SCALE, more=more)
     image, corners = s.image, s.corners.astype(np.float64)
-    if image.shape[0] > image.shape[1]:  # a portrait photo: the model sees every frame lying down
+    if image.shape[0] > image.shape[1]:
         image = np.ascontiguousarray(image.transpose(1, 0, 2))
         corners = corners[:, ::-1]
     h, w = image.shape[:2]
-    size = (INPUT_WIDTH, round(INPUT_WIDTH * h / w))
-    small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
-    mask = np.zeros((size[1], size[0]), np.uint8)
-    pts = np.round(corners * (size[0] / w) * 16).astype(np.int32)
+    size = (width, round(width * h / w))
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA), corners, size[0] / w
+
+
+def sample(seed: int, more: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """One training picture (landscape, INPUT_WIDTH wide) and the top card's cover at 1/OUT_STRIDE."""
+    small, corners, k = picture(seed, 18, INPUT_WIDTH, more)
+    h, w = small.shape[:2]
+    mask = np.zeros((h, w), np.uint8)
+    pts = np.round(corners * k * 16).astype(np.int32)
     cv2.fillConvexPoly(mask, pts, 255, lineType=cv2.LINE_AA, shift=4)
-    cover = cv2.resize(mask, (size[0] // OUT_STRIDE, size[1] // OUT_STRIDE), interpolation=cv2.INTER_AREA)
+    cover = cv2.resize(mask, (w // OUT_STRIDE, h // OUT_STRIDE), interpolation=cv2.INTER_AREA)
     return small, cover
 
 
-def make_data(n: int, out: Path, seed: int, jobs: int, more: bool = False) -> None:
+def write_data(
+    sample_one: Callable[[int, bool], tuple[np.ndarray, np.ndarray]],
+    key: str,
+    n: int,
+    out: Path,
+    seed: int,
+    jobs: int,
+    more: bool = False,
+) -> None:
+    """`n` pictures from `sample_one` (seeds `seed` on), drawn by `jobs` processes, written to
+    `out` as `images` and `key` (what each picture's second part is)."""
     began = time.perf_counter()
     with multiprocessing.Pool(jobs) as pool:
-        pairs = pool.starmap(sample, ((k, more) for k in range(seed, seed + n)), chunksize=20)
-    np.savez_compressed(out, images=np.stack([p[0] for p in pairs]), covers=np.stack([p[1] for p in pairs]))
+        pairs = pool.starmap(sample_one, ((k, more) for k in range(seed, seed + n)), chunksize=20)
+    np.savez_compressed(
+        out, **{"images": np.stack([p[0] for p in pairs]), key: np.stack([p[1] for p in pairs])}
+    )
     print(f"{n} pictures in {time.perf_counter() - began:.0f} s: {out}")
 
 
@@ -188,27 +208,44 @@ def train(data: list[Path], epochs: int, out: Path, seed: int, threads: int) -> 
     print(f"wrote {out}; numpy against torch: largest difference {np.abs(mine - theirs).max():.2e}")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def cli(
+    argv: Sequence[str] | None,
+    description: str,
+    data: Callable[[int, Path, int, int, bool], None],
+    train_: Callable[[list[Path], int, Path, int, int], None],
+    defaults: tuple[int, int, Path],
+) -> int:
+    """A model's training tool: `data` draws pictures, `train` learns from them. `defaults`: the
+    pictures drawn, the epochs and where the weights are written."""
+    n, epochs, model_path = defaults
+    parser = argparse.ArgumentParser(description=description)
     sub = parser.add_subparsers(dest="command", required=True)
     d = sub.add_parser("data", help="draw training pictures")
-    d.add_argument("--n", type=int, default=5000)
+    d.add_argument("--n", type=int, default=n)
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--jobs", type=int, default=2)
     d.add_argument("--out", type=Path, required=True)
     d.add_argument("--more", action="store_true", help="every deck, on the tuning generator's --more tables")
     t = sub.add_parser("train", help="train on them (needs torch)")
     t.add_argument("--data", type=Path, nargs="+", required=True, help="one or more files `data` wrote")
-    t.add_argument("--epochs", type=int, default=10)
+    t.add_argument("--epochs", type=int, default=epochs)
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--threads", type=int, default=2)
-    t.add_argument("--out", type=Path, default=MODEL_PATH)
+    t.add_argument("--out", type=Path, default=model_path)
     args = parser.parse_args(argv)
     if args.command == "data":
-        make_data(args.n, args.out, args.seed, args.jobs, args.more)
+        data(args.n, args.out, args.seed, args.jobs, args.more)
     else:
-        train(args.data, args.epochs, args.out, args.seed, args.threads)
+        train_(args.data, args.epochs, args.out, args.seed, args.threads)
     return 0
+
+
+def make_data(n: int, out: Path, seed: int, jobs: int, more: bool = False) -> None:
+    write_data(sample, "covers", n, out, seed, jobs, more)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return cli(argv, __doc__.splitlines()[0], make_data, train, (5000, 10, MODEL_PATH))
 
 
 if __name__ == "__main__":
