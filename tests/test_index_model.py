@@ -22,7 +22,7 @@ from referee.vision.index import (
     read_body,
     weigh_body,
 )
-from referee.vision.index_model import FEATURES, MODEL_PATH, UNKNOWN, glyph_features, load_model
+from referee.vision.index_model import FEATURES, MODEL_PATH, UNKNOWN, GlyphNet, glyph_features, load_model
 from referee.vision.recogniser import Recogniser
 
 HELD_OUT = ("anglo", "tango", "simplistic", "paris", "bellot", "neoclassical")
@@ -36,6 +36,47 @@ def test_the_model_ships_with_the_package_and_was_never_shown_the_held_out_theme
         trained = {str(t) for t in data["trained_themes"]}
     assert trained and not trained & set(HELD_OUT)
     assert not any(t.startswith(("anglo", "gnomangelo", "tango", "neoclassical")) for t in trained)
+
+
+def _net(seed: int, classes: tuple[str, ...] = ("A", "B", UNKNOWN), d: int = 6, hidden: int = 5) -> GlyphNet:
+    rng = np.random.default_rng(seed)
+    k = len(classes)
+    return GlyphNet(
+        classes, rng.normal(0, 1, d), rng.uniform(0.5, 2, d), rng.normal(0, 1, (d, hidden)),
+        rng.normal(0, 1, hidden), rng.normal(0, 3, (hidden, k)), rng.normal(0, 1, k),
+    )  # fmt: skip
+
+
+def test_a_stack_of_members_reads_with_their_mean_probability():
+    members = [_net(seed) for seed in (1, 2, 3)]
+    x = np.random.default_rng(4).normal(0, 1, (7, 6))
+    stack = GlyphNet.stacked(members)
+    mean = np.mean([np.exp(m.log_probs(x)) for m in members], axis=0)
+    assert stack.log_probs(x) == pytest.approx(np.log(mean), abs=1e-5)
+    # Never surer than its surest member: one member sure alone does not make the stack sure.
+    surest = np.max([np.exp(m.log_probs(x)).max(axis=1) for m in members], axis=0)
+    assert np.all(np.exp(stack.log_probs(x)).max(axis=1) <= surest + 1e-6)
+    assert stack.classes == members[0].classes
+
+
+def test_a_single_networks_file_and_a_stacks_file_both_load(tmp_path):
+    one, stack = _net(1), GlyphNet.stacked([_net(1), _net(2)])
+    x = np.random.default_rng(5).normal(0, 1, (3, 6))
+    for net in (one, stack):
+        with np.load(_saved(tmp_path, net), allow_pickle=False) as data:
+            again = GlyphNet.from_arrays(data, "rank")
+        assert again.log_probs(x) == pytest.approx(net.log_probs(x), abs=1e-6)
+    # A file written before stacks (2-D weights) reads as a stack of one.
+    arrays = {k: (v if k == "rank_classes" else v[0]) for k, v in one.arrays("rank").items()}
+    assert arrays["rank_w1"].ndim == 2
+    old = GlyphNet.from_arrays(arrays, "rank")
+    assert old.log_probs(x) == pytest.approx(one.log_probs(x), abs=1e-6)
+
+
+def _saved(tmp_path, net: GlyphNet):
+    path = tmp_path / f"net{id(net)}.npz"
+    np.savez(path, **net.arrays("rank"))
+    return path
 
 
 def _text(text: str, font: int = cv2.FONT_HERSHEY_DUPLEX, thickness: int = 3) -> np.ndarray:

@@ -59,21 +59,30 @@ def glyph_features(binary: np.ndarray) -> np.ndarray | None:
 
 
 class GlyphNet:
-    """Features -> standardised -> hidden ReLU layer -> class log-probabilities."""
+    """Features -> standardised -> hidden ReLU layer -> class log-probabilities.
+
+    The weights may hold several members, stacked on a first axis, trained from different
+    seeds: their probabilities are averaged. One network trained again reads unseen decks
+    differently, and is often sure when wrong; the members disagree where each is wrong, so
+    the mean is rarely sure then (docs/vision.md)."""
 
     def __init__(self, classes: tuple[str, ...], mean, std, w1, b1, w2, b2) -> None:
         self.classes = classes
-        self.mean, self.std = mean.astype(np.float32), std.astype(np.float32)
-        self.w1, self.b1 = w1.astype(np.float32), b1.astype(np.float32)
-        self.w2, self.b2 = w2.astype(np.float32), b2.astype(np.float32)
+        one = np.ndim(w1) == 2  # a single network: a stack of one
+        arrays = [np.asarray(a, np.float32) for a in (mean, std, w1, b1, w2, b2)]
+        self.mean, self.std, self.w1, self.b1, self.w2, self.b2 = (a[None] if one else a for a in arrays)
 
     def log_probs(self, features: np.ndarray) -> np.ndarray:
         """Rows of features (n x FEATURES) -> rows of log-probabilities (n x classes)."""
-        x = (np.atleast_2d(features) - self.mean) / self.std
-        h = np.maximum(x @ self.w1 + self.b1, 0.0)
-        z = h @ self.w2 + self.b2
-        z -= z.max(axis=1, keepdims=True)
-        return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+        x = (np.atleast_2d(features)[None] - self.mean[:, None]) / self.std[:, None]
+        h = np.maximum(x @ self.w1 + self.b1[:, None], 0.0)
+        z = h @ self.w2 + self.b2[:, None]
+        z -= z.max(axis=2, keepdims=True)
+        log_p = z - np.log(np.exp(z).sum(axis=2, keepdims=True))
+        if len(log_p) == 1:
+            return log_p[0]
+        top = log_p.max(axis=0)
+        return top + np.log(np.exp(log_p - top).mean(axis=0))
 
     def arrays(self, prefix: str) -> dict[str, np.ndarray]:
         names = ("mean", "std", "w1", "b1", "w2", "b2")
@@ -85,6 +94,12 @@ class GlyphNet:
     def from_arrays(cls, data, prefix: str) -> GlyphNet:
         classes = tuple(str(c) for c in data[f"{prefix}_classes"])
         return cls(classes, *(data[f"{prefix}_{n}"] for n in ("mean", "std", "w1", "b1", "w2", "b2")))
+
+    @classmethod
+    def stacked(cls, members: list[GlyphNet]) -> GlyphNet:
+        """One network of the members' (all of the same classes and shapes)."""
+        names = ("mean", "std", "w1", "b1", "w2", "b2")
+        return cls(members[0].classes, *(np.concatenate([getattr(m, n) for m in members]) for n in names))
 
 
 def save_model(path: Path, rank: GlyphNet, suit: GlyphNet, **meta: np.ndarray) -> None:
