@@ -132,7 +132,7 @@ def training_hash() -> str:
 
 def fold_model(excluded: Sequence[str], budget: dict[str, int]) -> Path:
     """The index model trained without `excluded` (a theme and its look-alikes) at `budget`,
-    trained on first use (about 40 s at the fold budget, 5 min at the full one) and cached by
+    trained on first use (about 2 minutes at the fold budget, 3 at the full one) and cached by
     the training code's hash, the themes left out and the budget."""
     name = "-".join(sorted(excluded)) or "none"
     key = f"{training_hash()}-{name}-c{budget['copies']}e{budget['epochs']}"

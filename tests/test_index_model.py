@@ -147,7 +147,7 @@ def _blurred_thin(code: str, width: int, blur: float) -> np.ndarray:
 
 
 @pytest.mark.parametrize(
-    ("code", "width", "blur"), [("3D", 120, 2.0), ("9S", 120, 2.5), ("7S", 140, 2.0), ("10D", 160, 2.5)]
+    ("code", "width", "blur"), [("9S", 110, 2.5), ("8C", 120, 2.75), ("3D", 110, 2.25), ("5H", 110, 2.0)]
 )
 def test_a_faint_thin_rank_beside_dark_pips_is_read_with_the_threshold_lifted(code, width, blur):
     card = _blurred_thin(code, width, blur)
@@ -245,12 +245,12 @@ def _read_index_blurred(card: np.ndarray, blur: float, monkeypatch) -> tuple[str
 
 @pytest.mark.parametrize(
     ("code", "width", "blur", "style"),
-    [("9S", 110, 2.0, "classic"), ("7S", 90, 1.5, "bold"), ("5S", 90, 2.0, "thin")],
+    [("6C", 110, 3.5, "classic"), ("9C", 100, 3.0, "bold"), ("5C", 90, 3.0, "serif")],
 )
 def test_an_index_pip_too_blurred_to_tell_is_settled_by_the_body_pips(code, width, blur, style, monkeypatch):
     with_body, without = _read_index_blurred(_own_card(code, width, style), blur, monkeypatch)
     assert with_body == code
-    assert without != code  # a blurred spade is read as a club
+    assert without[:-1] == code[:-1] and without != code  # a blurred club is read as a spade
 
 
 def test_the_body_pips_weigh_only_a_suit_and_at_most_their_cap():
@@ -298,13 +298,11 @@ def test_the_body_pips_of_a_number_card_are_counted_either_way_up(style):
         assert read_body(_own_card(court, 110, style)).count <= most_pips(court[0])
 
 
-@pytest.mark.parametrize(("code", "width", "blur"), [("8D", 100, 3.0), ("8C", 100, 3.5)])
-def test_an_index_too_blurred_to_tell_an_eight_from_a_queen_is_settled_by_the_pips_counted(
-    code, width, blur, monkeypatch
-):
+@pytest.mark.parametrize(("code", "width", "blur"), [("8D", 90, 3.5), ("8C", 100, 3.5)])
+def test_an_index_too_blurred_to_read_an_eight_is_settled_by_the_pips_counted(code, width, blur, monkeypatch):
     with_body, without = _read_index_blurred(_own_card(code, width, "thin"), blur, monkeypatch)
     assert with_body == code
-    assert without == "Q" + code[-1]  # the blurred 8 is a Q's blob
+    assert without in ("10" + code[-1], UNKNOWN)  # the blurred 8 is a 10's blob, or no rank's
 
 
 @pytest.mark.parametrize("style", ["classic", "bold", "serif", "thin"])
@@ -334,16 +332,16 @@ def test_a_lone_pip_rules_out_every_rank_but_the_ace():
 @pytest.mark.parametrize(
     ("code", "width", "blur", "style"),
     [
-        ("AH", 90, 3.0, "thin"),
-        ("AS", 100, 3.0, "classic"),
-        ("3D", 100, 3.0, "classic"),
+        ("AH", 100, 3.0, "thin"),
+        ("AS", 110, 3.5, "classic"),
+        ("3D", 110, 3.5, "classic"),
         ("3H", 90, 3.0, "thin"),
     ],
 )
 def test_an_ace_or_a_three_whose_index_blurs_into_another_card_is_settled_by_its_lone_pip_or_column(
     code, width, blur, style, monkeypatch
 ):
-    # Blurred, an ace's corner reads as an 8 or a club's, a three's as an 8.
+    # Blurred, an ace's corner reads as a 6, a three's as an 8.
     with_body, without = _read_index_blurred(_own_card(code, width, style), blur, monkeypatch)
     assert with_body == code
     assert without != code
@@ -377,7 +375,7 @@ def test_a_twos_pair_rules_out_every_rank_but_the_two_and_a_three_missing_its_mi
 
 
 @pytest.mark.parametrize(
-    ("code", "width", "blur", "style"), [("2H", 100, 3.0, "bold"), ("2D", 80, 2.5, "serif")]
+    ("code", "width", "blur", "style"), [("2H", 140, 3.0, "bold"), ("2D", 90, 3.0, "serif")]
 )
 def test_a_two_whose_index_blurs_into_an_eight_is_settled_by_its_pair_of_pips(
     code, width, blur, style, monkeypatch
@@ -409,7 +407,7 @@ def test_a_picture_rules_out_the_number_cards_and_the_aces():
 
 
 @pytest.mark.parametrize(
-    ("code", "width", "blur", "style"), [("KD", 90, 3.0, "classic"), ("JD", 90, 3.0, "serif")]
+    ("code", "width", "blur", "style"), [("JS", 100, 3.5, "classic"), ("JD", 90, 3.0, "serif")]
 )
 def test_a_court_whose_index_blurs_into_a_number_is_settled_by_its_picture(
     code, width, blur, style, monkeypatch

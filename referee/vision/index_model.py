@@ -1,11 +1,11 @@
 """The built-in index model: a small neural network that names a rank glyph or a suit pip.
 
 Plain numpy: the features of a glyph (a binary image, 255 = ink) are fixed functions of
-its pixels, and the network is two matrix products, about 0.05 ms per glyph. The weights
-ship with the package (`referee/data/index_model.npz`, about 1 MB) and are made by
-`tools/train_index_model.py` from the project's own card styles, OpenCV's Hershey fonts,
-the system's fonts and some of Debian's card themes; the themes the benchmarks call
-unseen are never in its training set (docs/vision.md lists both).
+its pixels, and each of the model's three networks is two matrix products (about 0.15 ms a
+glyph for the three). The weights ship with the package (`referee/data/index_model.npz`,
+about 2 MB) and are made by `tools/train_index_model.py` from the project's own card styles,
+OpenCV's Hershey fonts, the system's fonts and some of Debian's card themes; the themes the
+benchmarks call unseen are never in its training set (docs/vision.md lists both).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ class GlyphNet:
     The weights may hold several members, stacked on a first axis, trained from different
     seeds: their probabilities are averaged. One network trained again reads unseen decks
     differently, and is often sure when wrong; the members disagree where each is wrong, so
-    the mean is rarely sure then (docs/vision.md)."""
+    the mean is rarely sure then (docs/vision.md, session 19)."""
 
     def __init__(self, classes: tuple[str, ...], mean, std, w1, b1, w2, b2) -> None:
         self.classes = classes
