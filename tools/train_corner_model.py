@@ -30,7 +30,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from train_outline_model import cli, picture, write_data
+from train_outline_model import cli, picture, trunk, trunk_layers, write_data
 
 from referee.vision.corner_model import INPUT_WIDTH, MODEL_PATH, OUT_STRIDE, layer_names
 
@@ -74,33 +74,15 @@ def _net():
     class Net(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            c = nn.Conv2d
-            self.layers = nn.ModuleDict(
-                {
-                    "enc1": c(3, 16, 3, 2, 1),
-                    "enc2": c(16, 32, 3, 2, 1),
-                    "enc3": c(32, 48, 3, 2, 1),
-                    "ctx1": c(48, 48, 3, 1, 2, dilation=2),
-                    "ctx2": c(48, 48, 3, 1, 4, dilation=4),
-                    "ctx3": c(48, 48, 3, 1, 8, dilation=8),
-                    "up": c(48 + 32, 32, 3, 1, 1),
-                    "fine": c(32, 32, 3, 1, 1),
-                    "head": c(32, 3, 1),
-                }
-            )
+            layers = trunk_layers(nn, 32)  # made first: the seed starts the same weights as before
+            layers["fine"] = nn.Conv2d(32, 32, 3, 1, 1)
+            layers["head"] = nn.Conv2d(32, 3, 1)
+            self.layers = nn.ModuleDict(layers)
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             f = self.layers
-            r = torch.relu
-            e1 = r(f["enc1"](x))
-            e2 = r(f["enc2"](e1))
-            e3 = r(f["enc3"](e2))
-            x = r(f["ctx1"](e3))
-            x = r(f["ctx2"](x)) + x
-            x = r(f["ctx3"](x)) + x
-            x = nn.functional.interpolate(x, size=e2.shape[2:], mode="nearest")
-            x = r(f["up"](torch.cat([x, e2], 1)))
-            x = r(f["fine"](x)) + x
+            x = trunk(f, x)
+            x = torch.relu(f["fine"](x)) + x
             return f["head"](x)
 
     return Net()

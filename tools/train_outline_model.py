@@ -89,6 +89,36 @@ def write_data(
     print(f"{n} pictures in {time.perf_counter() - began:.0f} s: {out}")
 
 
+def trunk_layers(nn, up: int) -> dict:
+    """The torch layers of the trunk both models share (`outline_model.features`), `up` channels
+    out of its last."""
+    c = nn.Conv2d
+    return {
+        "enc1": c(3, 16, 3, 2, 1),
+        "enc2": c(16, 32, 3, 2, 1),
+        "enc3": c(32, 48, 3, 2, 1),
+        "ctx1": c(48, 48, 3, 1, 2, dilation=2),
+        "ctx2": c(48, 48, 3, 1, 4, dilation=4),
+        "ctx3": c(48, 48, 3, 1, 8, dilation=8),
+        "up": c(48 + 32, up, 3, 1, 1),
+    }
+
+
+def trunk(layers, x):
+    """`outline_model.features` in torch."""
+    import torch
+
+    r = torch.relu
+    e1 = r(layers["enc1"](x))
+    e2 = r(layers["enc2"](e1))
+    e3 = r(layers["enc3"](e2))
+    x = r(layers["ctx1"](e3))
+    x = r(layers["ctx2"](x)) + x
+    x = r(layers["ctx3"](x)) + x
+    x = torch.nn.functional.interpolate(x, size=e2.shape[2:], mode="nearest")
+    return r(layers["up"](torch.cat([x, e2], 1)))
+
+
 def train(data: list[Path], epochs: int, out: Path, seed: int, threads: int) -> None:
     import torch
     from torch import nn
@@ -117,32 +147,10 @@ def train(data: list[Path], epochs: int, out: Path, seed: int, threads: int) -> 
     class Net(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            c = nn.Conv2d
-            self.layers = nn.ModuleDict(
-                {
-                    "enc1": c(3, 16, 3, 2, 1),
-                    "enc2": c(16, 32, 3, 2, 1),
-                    "enc3": c(32, 48, 3, 2, 1),
-                    "ctx1": c(48, 48, 3, 1, 2, dilation=2),
-                    "ctx2": c(48, 48, 3, 1, 4, dilation=4),
-                    "ctx3": c(48, 48, 3, 1, 8, dilation=8),
-                    "up": c(48 + 32, 24, 3, 1, 1),
-                    "head": c(24, 1, 1),
-                }
-            )
+            self.layers = nn.ModuleDict({**trunk_layers(nn, 24), "head": nn.Conv2d(24, 1, 1)})
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
-            f = self.layers
-            r = torch.relu
-            e1 = r(f["enc1"](x))
-            e2 = r(f["enc2"](e1))
-            e3 = r(f["enc3"](e2))
-            x = r(f["ctx1"](e3))
-            x = r(f["ctx2"](x)) + x
-            x = r(f["ctx3"](x)) + x
-            x = nn.functional.interpolate(x, size=e2.shape[2:], mode="nearest")
-            x = r(f["up"](torch.cat([x, e2], 1)))
-            return f["head"](x)
+            return self.layers["head"](trunk(self.layers, x))
 
     net = Net()
     assert list(net.layers) == layer_names()
