@@ -801,3 +801,21 @@ def test_an_outline_on_the_refused_card_itself_does_not_overturn_its_refusal(mon
         monkeypatch.setattr(Recogniser, "_among_outlines", lambda self, *a, o=other, **k: [(o, 0.7)])
         reading = Recogniser().recognise(frame, thorough=True)
         assert (reading.card == parse_card("5S")) is guessed and not reading.sure
+
+
+def test_a_card_read_surely_round_a_refused_box_is_the_guess(monkeypatch):
+    # The box found first was a court's printed frame, inside the card: no index there, so it was
+    # refused. The card's own outline, round it, reads KC surely, both corners naming it: the
+    # refused box was no card's, and KC is the guess (never sure). Read less surely, it is not.
+    rng = np.random.default_rng(3)
+    frame = single(parse_card("KC"), rng, angle=23, width=200, **CAMERA)
+    card = np.array([[100, 100], [300, 100], [300, 380], [100, 380]], np.float32)
+    frame_box = np.array([[125, 130], [275, 130], [275, 350], [125, 350]], np.float32)
+    refused = Reading(None, 0.2, frame_box, (("?", -0.1), ("9S", -2.0)))
+    monkeypatch.setattr(Recogniser, "_recognise_level", lambda self, *a, **k: refused)
+    monkeypatch.setattr(recognise.outline_model, "cover", lambda image: (np.zeros((8, 8), np.float32), 1.0))
+    for sure, guessed in ((True, True), (False, False)):
+        other = Reading(parse_card("KC"), 0.999, card, (("KC", -0.001),), sure, True)
+        monkeypatch.setattr(Recogniser, "_among_outlines", lambda self, *a, o=other, **k: [(o, 0.7)])
+        reading = Recogniser().recognise(frame, thorough=True)
+        assert (reading.card == parse_card("KC")) is guessed and not reading.sure

@@ -592,8 +592,16 @@ class Recogniser:
             # outline as the top card's. Else a card under it, read on its own outline, was the
             # guess (held out, figure e: 127 of 240 refused before this session's guess, 97 with
             # it and without this rule, 125 with it); nor is an outline about the refused one's
-            # box (a little inside it, a few px off), which read its glyphs as some card.
-            pool = [(r, a) for r, a in pool if a >= AGREE_LEAST and not _on_any(r.quad, refused)]
+            # box (a little inside it, a few px off), which read its glyphs as some card, unless
+            # that outline reads its card surely on its own: the refused box was then not a
+            # card's (a court's printed frame, a box round a pile), and the card round or in it
+            # has both indices in sight (tuning scenes: 434 to 436 of 440 and 326 to 328 of 330,
+            # the refusal sets unchanged).
+            pool = [
+                (r, a)
+                for r, a in pool
+                if a >= AGREE_LEAST and (_evidence(r) == 2 or not _on_any(r.quad, refused))
+            ]
         guess = _likeliest_top(pool)
         if guess is not None and guess is not best:
             best = _guess(guess)
