@@ -819,3 +819,20 @@ def test_a_card_read_surely_round_a_refused_box_is_the_guess(monkeypatch):
         monkeypatch.setattr(Recogniser, "_among_outlines", lambda self, *a, o=other, **k: [(o, 0.7)])
         reading = Recogniser().recognise(frame, thorough=True)
         assert (reading.card == parse_card("KC")) is guessed and not reading.sure
+
+
+def test_a_still_photos_guess_less_likely_than_even_is_no_card(monkeypatch):
+    # Nothing was read where the card was found; another outline reads QC, no card ("?") close
+    # behind: a tigullio joker's star in a ring reads so. A guess likelier than GUESS_LEAST is
+    # offered; one less likely is no card, and the table is asked with none offered.
+    rng = np.random.default_rng(4)
+    frame = single(parse_card("QC"), rng, angle=10, width=200, **CAMERA)
+    box = np.array([[100, 100], [300, 100], [300, 380], [100, 380]], np.float32)
+    monkeypatch.setattr(Recogniser, "_recognise_level", lambda self, *a, **k: Reading(None, 0.05, box))
+    monkeypatch.setattr(recognise.outline_model, "cover", lambda image: (np.zeros((8, 8), np.float32), 1.0))
+    for confidence, offered in ((0.45, False), (0.55, True)):
+        other = Reading(parse_card("QC"), confidence, box, (("QC", -1.4), ("?", -1.6)))
+        monkeypatch.setattr(Recogniser, "_among_outlines", lambda self, *a, o=other, **k: [(o, 0.7)])
+        reading = Recogniser().recognise(frame, thorough=True)
+        assert (reading.card == parse_card("QC")) is offered and not reading.sure
+        assert reading.confidence == confidence

@@ -51,6 +51,7 @@ _TOP_LEFT_UV = np.array(
 _INDEX_UV = np.concatenate([_TOP_LEFT_UV, 1.0 - _TOP_LEFT_UV])  # and the bottom-right index's
 SURE = 0.9  # a reading this likely is not read again from a grown outline
 SURE_AT = 0.99  # a reading this likely, both corners agreeing, is acted on (`is_sure`)
+GUESS_LEAST = 0.5  # a still photo's guess less likely than this is no card: the table is asked
 WEAK = (0.5, 0.9)  # ... this likely, is read from nudged sides: built-in model, with a profile
 GROW = 1.05  # the grown outline, as a part of the one found
 NUDGE = (-0.05, 0.05, 0.1)  # one side moved out or in, as parts of the card across it
@@ -542,7 +543,8 @@ class Recogniser:
         `thorough` (a still photo, `referee recognize`; never the watch, which reads the next frame
         anyway): a reading that is not sure goes on down too, unless its index was refused, and
         then every other card-like outline is read (`_among_outlines`). What only that finds is a
-        better guess to show, never sure: the table is asked (`_guess`)."""
+        better guess to show, never sure: the table is asked (`_guess`). A guess less likely than
+        GUESS_LEAST is no card: the table is asked with none offered."""
         self._tops.clear()
         tried: list[Reading] = []
         stop = len(_LEVELS_BOUND)  # how many levels a reading that is not thorough would have read
@@ -575,6 +577,11 @@ class Recogniser:
         best = max(tried, key=lambda r: (r.card is not None, r.sure, r.confidence))
         if thorough and not best.sure:
             best = self._guessed(image, tried, best)
+            if best.card is not None and best.confidence < GUESS_LEAST:
+                # Likelier some other card, or none: most such guesses were at a joker or a
+                # foreign letter (tuning scenes: theme jokers refused 62 to 80 of 96, lettered 80
+                # to 82, own jokers 83 to 85; no card read right of 770 lost).
+                best = Reading(None, best.confidence, best.quad, best.ranked)
         if best.card is not None and self._tops:
             self._fits.append(max(self._tops) >= FACE_FAIR)  # its picture, on the outline that fits best
         return best
