@@ -577,18 +577,14 @@ class Recogniser:
         best = max(tried, key=lambda r: (r.card is not None, r.sure, r.confidence))
         if thorough and not best.sure:
             best = self._guessed(image, tried, best)
-            if best.card is not None and best.confidence < GUESS_LEAST:
-                # Likelier some other card, or none: most such guesses were at a joker or a
-                # foreign letter (tuning scenes: theme jokers refused 62 to 80 of 96, lettered 80
-                # to 82, own jokers 83 to 85; no card read right of 770 lost).
-                best = Reading(None, best.confidence, best.quad, best.ranked)
         if best.card is not None and self._tops:
             self._fits.append(max(self._tops) >= FACE_FAIR)  # its picture, on the outline that fits best
         return best
 
     def _guessed(self, image: np.ndarray, tried: list[Reading], best: Reading) -> Reading:
         """A still photo whose readings (`tried`, the surest `best`) are none of them sure: the
-        guess among them and every other card-like outline's reading (`_likeliest_top`)."""
+        guess among them and every other card-like outline's reading (`_likeliest_top`); no card
+        when it is less likely than GUESS_LEAST."""
         marks = outline_model.cover(image)
         # Readings of no card are left out by _likeliest_top.
         pool = [(r, _agreement(marks, r.quad)) for r in tried] + self._among_outlines(image, marks)
@@ -612,6 +608,11 @@ class Recogniser:
         guess = _likeliest_top(pool)
         if guess is not None and guess is not best:
             best = _guess(guess)
+        if best.card is not None and best.confidence < GUESS_LEAST:
+            # Likelier some other card, or none: most such guesses were at a joker or a foreign
+            # letter (tuning scenes: theme jokers refused 62 to 80 of 96, lettered 80 to 82, own
+            # jokers 83 to 85; of 1210 scenes, no card read right lost).
+            best = Reading(None, best.confidence, best.quad, best.ranked)
         return best
 
     def _read_level(
