@@ -72,6 +72,7 @@ TRAINED = (
 TUNE_DECKS = ("stroke_sans", "anglo", "tango", "paris", "gnomangelo")
 TEST_DECKS = ("stroke_bold", "simplistic", "bellot", "neoclassical", "tango_nuevo")
 THRESHOLDS = (0.5, 0.8, 0.9, 0.95, 0.99, 0.999)
+READERS = ("built-in", "calibrated")
 CONDITIONS = (
     "small",
     "typical",
@@ -276,57 +277,87 @@ def figure_loto(n: int, seed: int, budget: dict[str, int], command: str) -> None
 # ---- b. and d. Per deck, by condition; confidence ---------------------------------------------
 
 
-def figure_decks(n: int, seed: int, command: str) -> dict[str, list[tuple[str, Reading, hs.Scene]]]:
-    """Per-deck accuracy, built-in and calibrated; returns every reading by split for figure d."""
+def _sure_cell(rs: list[Reading], scenes: list[hs.Scene]) -> str:
+    """How many readings were sure, and (in brackets) how many of those are wrong."""
+    wrong = sum(r.sure and not correct(r, s) for r, s in zip(rs, scenes, strict=True))
+    return f"{sum(r.sure for r in rs)} ({wrong})"
+
+
+def figure_decks(
+    n: int, seed: int, command: str, readers: Sequence[str] = READERS, only: Sequence[str] = ()
+) -> dict[str, list[tuple[str, Reading, hs.Scene]]]:
+    """Per-deck accuracy, built-in and calibrated (those of `readers`: "-" for the other), of every
+    deck or those in `only` (a deck's scenes are the same either way); every reading by split, for d."""
     decks = [d for d in (*TUNE_DECKS, *TEST_DECKS) if d in hs.OWN_DECKS or d in available_themes()]
     print(f"\nb. The shipped recogniser per deck: {n} scenes each (the generator's mix, as in a.),")
     print("   built-in (no profile) and calibrated (a profile from the generator's one photo per card,")
     print("   alone on felt, wood or a dark table, as `referee calibrate deck --images DIR` takes them).")
     print(f"   measured by: {command}")
-    print(f"  {'deck':<22}{'split':<7}{'built-in':>20}{'calibrated':>20}{'outline right':>20}")
+    head = f"{'built-in':>20}{'calibrated':>20}{'outline right':>20}{'sure (wrong)':>22}"
+    print(f"  {'deck':<22}{'split':<7}{head}")
     builtin = Recogniser()
     readings: dict[str, list[tuple[str, Reading, hs.Scene]]] = {"tune": [], "test": []}
     by_condition: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
-    sums = {"built-in": [0, 0], "calibrated": [0, 0]}
-    for deck in decks:
+    sums = {who: [0, 0] for who in READERS}
+    for deck in (d for d in decks if not only or d in only):
         split = "tune" if deck in TUNE_DECKS else "test"
         # The test split's scenes come from another seed as well as other decks.
         rng = np.random.default_rng([seed + (split == "test"), 2, decks.index(deck)])
         scenes = deck_scenes(deck, n, rng)
         calibrated = Recogniser(calibrate(deck, rng))
-        plain = read_all(builtin, scenes)
-        cal = read_all(calibrated, scenes)
-        kb = sum(correct(r, s) for r, s in zip(plain, scenes, strict=True))
-        kc = sum(correct(r, s) for r, s in zip(cal, scenes, strict=True))
-        ko = sum(outline_right(r, s) for r, s in zip(plain, scenes, strict=True))
-        for r, c, s in zip(plain, cal, scenes, strict=True):
-            readings[split].append(("built-in", r, s))
-            readings[split].append(("calibrated", c, s))
+        nothing = [Reading(None, 0.0)] * n  # a reader not asked for
+        got = {
+            "built-in": read_all(builtin, scenes) if "built-in" in readers else nothing,
+            "calibrated": read_all(calibrated, scenes) if "calibrated" in readers else nothing,
+        }
+        for who in readers:
+            readings[split].extend((who, r, s) for r, s in zip(got[who], scenes, strict=True))
+            sums[who][0] += sum(correct(r, s) for r, s in zip(got[who], scenes, strict=True))
+            sums[who][1] += n
+        for r, c, s in zip(got["built-in"], got["calibrated"], scenes, strict=True):
             for cond in s.conditions:
                 t = by_condition[cond]
-                t[0] += correct(r, s)
-                t[1] += correct(c, s)
-                t[2] += outline_right(r, s)
-                t[3] += 1
-        sums["built-in"][0] += kb
-        sums["calibrated"][0] += kc
-        sums["built-in"][1] += n
-        sums["calibrated"][1] += n
+                t[0], t[1], t[2], t[3] = (
+                    t[0] + correct(r, s),
+                    t[1] + correct(c, s),
+                    t[2] + outline_right(r, s),
+                    t[3] + 1,
+                )
+        cells = [
+            (
+                pct(sum(correct(r, s) for r, s in zip(got[who], scenes, strict=True)), n),
+                _sure_cell(got[who], scenes),
+            )
+            if who in readers
+            else ("-", "-")
+            for who in READERS
+        ]
+        ko = pct(sum(outline_right(r, s) for r, s in zip(got["built-in"], scenes, strict=True)), n)
         label = deck + (" (design)" if deck in DESIGN_TUNED else "")
-        print(f"  {label:<22}{split:<7}{pct(kb, n):>20}{pct(kc, n):>20}{pct(ko, n):>20}")
-    print(f"  {'all decks':<29}{pct(*sums['built-in']):>20}{pct(*sums['calibrated']):>20}")
+        sure = f"{cells[0][1]} / {cells[1][1]}"
+        ko = ko if "built-in" in readers else "-"
+        print(f"  {label:<22}{split:<7}{cells[0][0]:>20}{cells[1][0]:>20}{ko:>20}{sure:>22}")
+    totals = [pct(*sums[who]) if who in readers else "-" for who in READERS]
+    print(f"  {'all decks':<29}{totals[0]:>20}{totals[1]:>20}")
     print("  goals: built-in >= 97 % per deck, calibrated >= 99.5 %. (design): the recogniser was tuned")
     print("  on this theme through the own renderer; never in the index model's training set.")
     print("  outline right: the built-in reading's outline within 8 % of the card's width of the truth.")
+    print("  sure (wrong): the readings acted on, built-in / calibrated, and how many of those are wrong.")
+    _print_conditions(by_condition, readers)
+    return readings
+
+
+def _print_conditions(by_condition: dict[str, list[int]], readers: Sequence[str]) -> None:
     print("\n   By condition, over every deck above (a scene counts under each condition it has):")
     print(f"  {'condition':<16}{'built-in':>22}{'calibrated':>22}{'outline right':>22}")
+    plain, cal = "built-in" in readers, "calibrated" in readers
     for cond in CONDITIONS:
         kb, kc, ko, m = by_condition.get(cond, [0, 0, 0, 0])
         if m:
-            print(f"  {cond:<16}{pct(kb, m):>22}{pct(kc, m):>22}{pct(ko, m):>22}")
+            cells = (pct(kb, m) if plain else "-", pct(kc, m) if cal else "-", pct(ko, m) if plain else "-")
+            print(f"  {cond:<16}{cells[0]:>22}{cells[1]:>22}{cells[2]:>22}")
     print("  small: 100-170 px wide; typical: 170-300; big: over half a 720x1280 phone frame's width;")
     print("  tilt>15: the camera turned 15-25 deg from straight down; cream, white: light tables.")
-    return readings
 
 
 def figure_confidence(readings: dict[str, list[tuple[str, Reading, hs.Scene]]], command: str) -> None:
@@ -334,7 +365,7 @@ def figure_confidence(readings: dict[str, list[tuple[str, Reading, hs.Scene]]], 
     print(f"   tune split: decks {', '.join(TUNE_DECKS)} (seed s); test split: decks {', '.join(TEST_DECKS)}")
     print("   (seed s+1). A threshold chosen on the tune split is graded on the test split.")
     print(f"   measured by: {command}")
-    for reader in ("built-in", "calibrated"):
+    for reader in sorted({who for split in readings.values() for who, _, _ in split}, reverse=True):
         print(f"  {reader}:")
         print(
             f"  {'threshold':>11}{'tune: acted on':>18}{'wrong':>7}{'per 1000':>10}{'(95 % up to)':>13}"
@@ -545,7 +576,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="scenes per deck for b and d (default 60, 20 with --quick); "
         "about 500 gives the 3000 sure readings that can show 1 wrong in 1000",
     )
+    parser.add_argument(
+        "--reader", choices=(*READERS, "both"), default="both", help="b and d: whose readings (default both)"
+    )
+    parser.add_argument(
+        "--decks", default="", help="b and d: only these decks, e.g. 'anglo,tango' (default all)"
+    )
     args = parser.parse_args(argv)
+    readers = READERS if args.reader == "both" else (args.reader,)
+    only = [d for d in args.decks.split(",") if d]
+    unknown = sorted(set(only) - {*TUNE_DECKS, *TEST_DECKS})
+    if unknown:
+        parser.error(f"--decks: no such deck {unknown[0]} (decks: {', '.join((*TUNE_DECKS, *TEST_DECKS))})")
     cv2.setNumThreads(1)
     started = time.perf_counter()
     command = " ".join([".venv/bin/python", "benchmarks/bench_heldout.py", *(argv or sys.argv[1:])])
@@ -563,7 +605,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "a" in want:
         figure_loto(loto_n, args.seed, FULL_BUDGET if args.full_loto else FOLD_BUDGET, command)
     if want & {"b", "d"}:
-        readings = figure_decks(deck_n, args.seed, command)
+        readings = figure_decks(deck_n, args.seed, command, readers, only)
     if "c" in want:
         figure_own_renderer(own_n, args.seed)
     if "d" in want:
