@@ -767,6 +767,24 @@ def test_an_index_across_the_top_is_read_but_never_sure(recogniser, code):
         assert reading.card is card and not reading.sure
 
 
+def test_an_index_across_the_top_is_sure_when_the_decks_own_picture_names_it_too():
+    # A profile's picture of the whole card is the second reading an index printed once lacks:
+    # read alike, the card is acted on. With no picture of its own (missing from the profile), or
+    # a picture of another card (a photo filed under the wrong card), it is still asked.
+    rng = np.random.default_rng(8)
+    style = render.STYLES["modern"]
+    photos = {c.code: single(c, rng, width=200, style=style) for c in SUITED if c.code != "9H"}
+    photos["7H"], photos["7D"] = photos["7D"], photos["7H"]
+    calibrated = Recogniser(Profile.learn(photos), jokers=False)
+    for code, angle in (("AS", 0.0), ("10D", 180.0), ("KH", -103.0)):
+        frame = single(parse_card(code), rng, angle=angle, width=200, style=style, **CAMERA)
+        reading = calibrated.recognise(frame)
+        assert reading.card is parse_card(code) and reading.sure and reading.agree, reading.ranked
+    for code in ("9H", "7H"):
+        frame = single(parse_card(code), rng, angle=30.0, width=200, style=style, **CAMERA)
+        assert not calibrated.recognise(frame).sure
+
+
 @pytest.mark.parametrize(("agreement", "guessed"), [(0.1, False), (0.3, False), (0.6, True)])
 def test_a_refused_top_card_stands_unless_the_marks_name_another_outline(monkeypatch, agreement, guessed):
     # The first outline's index is no card of the deck (a Dutch B): refused. Another outline reads

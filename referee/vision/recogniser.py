@@ -73,7 +73,9 @@ class Reading:
     ranked: tuple[tuple[str, float], ...] = field(default=())
     # Sure enough to act on (`is_sure`, docs/vision.md): otherwise the table is asked.
     sure: bool = False
-    agree: bool = False  # both index corners were read, and each alone named this card
+    # Both index corners were read and each alone named this card, or (an index printed once)
+    # the index and the calibrated deck's own picture of the card did.
+    agree: bool = False
 
 
 def _face(warped: np.ndarray) -> np.ndarray:
@@ -342,8 +344,9 @@ def _best_card(scores: dict[str, float]) -> float:
 
 
 def is_sure(confidence: float, agree: bool) -> bool:
-    """Whether a reading is sure enough to act on: both index corners named the card on their own,
-    and it is likelier than SURE_AT (chosen on the project's own renderer, tools/tune_sure.py)."""
+    """Whether a reading is sure enough to act on: two readings named the card on their own (both
+    index corners, or an index printed once and the deck's own picture), and it is likelier than
+    SURE_AT (chosen on the project's own renderer, tools/tune_sure.py)."""
     return agree and confidence >= SURE_AT
 
 
@@ -410,11 +413,21 @@ class Recogniser:
         `body()` gives (one with the card's body; `warped` itself when None)."""
         scores, named = self._corners(warped, corners, _read_corner)
         agreed = named[0] if len(named) == 2 and named[0] == named[1] != UNKNOWN else None
-        if not scores:
-            scores = self._corners(warped if across is None else across(), corners, _read_beside)[0]
+        once = None  # the code an index printed once (across the card's top) named
+        # With a profile it is read also when the corners hold only glyphs of no card (a rank
+        # without its pip beside it): the picture may then name the card with it.
+        if not scores or (self.profile is not None and set(named) == {UNKNOWN}):
+            beside, named = self._corners(warped if across is None else across(), corners, _read_beside)
+            scores = {k: max(scores.get(k, -99.0), beside.get(k, -99.0)) for k in scores | beside}
+            once = named[0] if len(set(named)) == 1 and named[0] != UNKNOWN else None
         if scores and card_index.in_doubt(scores):
             scores = card_index.weigh_body(scores, card_index.read_body(warped if body is None else body()))
-        return self._with_profile(warped, scores), agreed
+        scores, pictured = self._with_profile(warped, scores)
+        if once is not None and once == pictured:
+            # The deck's own picture of the card, matched closely, is the second reading an
+            # index printed once lacks: it names the card from the whole face.
+            agreed = once
+        return scores, agreed
 
     def _corners(
         self,
@@ -437,9 +450,13 @@ class Recogniser:
                     scores[k] = max(scores.get(k, -99.0), v)
         return scores, named
 
-    def _with_profile(self, warped: np.ndarray, scores: dict[str, float]) -> dict[str, float]:
-        """The corners' scores with the profile's pictures weighed in (unchanged without one)."""
+    def _with_profile(
+        self, warped: np.ndarray, scores: dict[str, float]
+    ) -> tuple[dict[str, float], str | None]:
+        """The corners' scores with the profile's pictures weighed in (unchanged without one), and
+        the card whose picture matches at FACE_CLOSE or better, if one does."""
         p = self.profile
+        pictured = None
         if p is not None and len(p.face_codes):
             # Each card's own picture, allowed to sit a few px off. How much worse than the best
             # a card matches counts in units of the best match's own misfit: when the best fits
@@ -453,8 +470,10 @@ class Recogniser:
             # says little: its weight fades out below a close match.
             weight = FACE_WEIGHT * float(np.clip((top - FACE_FAIR) / (FACE_CLOSE - FACE_FAIR), 0.0, 1.0))
             if not scores and top < FACE_CLOSE:
-                return {}  # no index, and no picture close enough to stand alone
+                return {}, None  # no index, and no picture close enough to stand alone
             by_code = {code: float(sim[p.face_codes == code].max()) for code in set(p.face_codes.tolist())}
+            if top >= FACE_CLOSE:
+                pictured = max(by_code, key=by_code.__getitem__)
             # With no index read (a rank joined to a picture), the picture alone decides.
             known = {
                 code: (scores.get(code, -99.0) if scores else 0.0) + weight * (best - top) / misfit
@@ -479,7 +498,7 @@ class Recogniser:
                 lift = MIN_SCORE + 1.0 - max(scores.values())
                 if lift > 0:
                     scores = {k: v + lift for k, v in scores.items()}
-        return scores
+        return scores, pictured
 
     def _surest(self, image: np.ndarray, quads: list[np.ndarray], enough: float) -> _Read:
         """The surest reading of the card (scores, their log-sum, the corners' agreed code) from
