@@ -310,32 +310,26 @@ def figure_decks(
             "built-in": read_all(builtin, scenes) if "built-in" in readers else nothing,
             "calibrated": read_all(calibrated, scenes) if "calibrated" in readers else nothing,
         }
+        right = {who: sum(correct(r, s) for r, s in zip(got[who], scenes, strict=True)) for who in READERS}
         for who in readers:
             readings[split].extend((who, r, s) for r, s in zip(got[who], scenes, strict=True))
-            sums[who][0] += sum(correct(r, s) for r, s in zip(got[who], scenes, strict=True))
+            sums[who][0] += right[who]
             sums[who][1] += n
         for r, c, s in zip(got["built-in"], got["calibrated"], scenes, strict=True):
             for cond in s.conditions:
                 t = by_condition[cond]
-                t[0], t[1], t[2], t[3] = (
-                    t[0] + correct(r, s),
-                    t[1] + correct(c, s),
-                    t[2] + outline_right(r, s),
-                    t[3] + 1,
-                )
+                t[0] += correct(r, s)
+                t[1] += correct(c, s)
+                t[2] += outline_right(r, s)
+                t[3] += 1
         cells = [
-            (
-                pct(sum(correct(r, s) for r, s in zip(got[who], scenes, strict=True)), n),
-                _sure_cell(got[who], scenes),
-            )
-            if who in readers
-            else ("-", "-")
+            (pct(right[who], n), _sure_cell(got[who], scenes)) if who in readers else ("-", "-")
             for who in READERS
         ]
-        ko = pct(sum(outline_right(r, s) for r, s in zip(got["built-in"], scenes, strict=True)), n)
+        outlines = sum(outline_right(r, s) for r, s in zip(got["built-in"], scenes, strict=True))
+        ko = pct(outlines, n) if "built-in" in readers else "-"
         label = deck + (" (design)" if deck in DESIGN_TUNED else "")
         sure = f"{cells[0][1]} / {cells[1][1]}"
-        ko = ko if "built-in" in readers else "-"
         print(f"  {label:<22}{split:<7}{cells[0][0]:>20}{cells[1][0]:>20}{ko:>20}{sure:>22}")
     totals = [pct(*sums[who]) if who in readers else "-" for who in READERS]
     print(f"  {'all decks':<29}{totals[0]:>20}{totals[1]:>20}")
