@@ -548,6 +548,25 @@ def test_a_card_with_one_index_out_of_the_frame_is_not_sure(recogniser):
     assert recognise.is_sure(reading.confidence, True)  # sure but for the corner
 
 
+def test_corners_that_agree_are_not_sure_when_the_bodys_pip_names_another_suit(recogniser):
+    # Blurred and small, an index's spade reads as a club at both corners alike; an ace's big pip
+    # in the middle does not. Drawn here as an ace of spades printed with the clubs' corners.
+    spade, _ = render.draw_card(parse_card("AS"), 250)
+    club, _ = render.draw_card(parse_card("AC"), 250)
+    h, w = spade.shape[:2]
+    hybrid = spade.copy()
+    x1, y1 = round(0.24 * w), round(0.36 * h)  # INDEX_BOX: the corners hold nothing else
+    hybrid[:y1, :x1] = club[:y1, :x1]
+    hybrid[h - y1 :, w - x1 :] = club[h - y1 :, w - x1 :]
+    for angle, seed in ((0, 1), (30, 2), (200, 3)):
+        frame = single(
+            parse_card("AS"), np.random.default_rng(seed), angle=angle, faces={"AS": hybrid}, **CAMERA
+        )
+        reading = recogniser.recognise(frame)
+        # Read by the corners alone, each of these is the ace of clubs, sure at 0.999 or more.
+        assert not reading.sure, (angle, reading.card, reading.confidence)
+
+
 def test_sure_readings_of_a_seeded_sample_of_piles_are_right(recogniser):
     # Piles of 1 to 4 cards of the project's styles, 100 to 320 px, any angle, with the camera's
     # damage: what `tools/tune_sure.py` measures on 6000 frames, on 48 others.
@@ -783,6 +802,26 @@ def test_an_index_across_the_top_is_sure_when_the_decks_own_picture_names_it_too
     for code in ("9H", "7H"):
         frame = single(parse_card(code), rng, angle=30.0, width=200, style=style, **CAMERA)
         assert not calibrated.recognise(frame).sure
+
+
+def test_a_calibrated_card_whose_picture_matches_none_of_the_decks_is_never_sure():
+    # Both corners of the card under the top one may show and agree; in the middle lies another
+    # card. Drawn here as cards whose middle is a court's: the corners name them, built in they
+    # are acted on, but with the deck's own pictures none matches closely enough: asked.
+    rng = np.random.default_rng(8)
+    calibrated = Recogniser(Profile.learn({c.code: single(c, rng, width=200) for c in SUITED}), jokers=False)
+    for code, cover, angle in (("7H", "KS", 0.0), ("4C", "QD", 40.0), ("9D", "JC", 200.0)):
+        card, _ = render.draw_card(parse_card(code), 250)
+        court, _ = render.draw_card(parse_card(cover), 250)
+        h, w = card.shape[:2]
+        y0, y1, x0, x1 = round(0.1 * h), round(0.9 * h), round(0.24 * w), round(0.76 * w)
+        card[y0:y1, x0:x1] = court[y0:y1, x0:x1]
+        frame = single(parse_card(code), rng, angle=angle, width=200, faces={code: card}, **CAMERA)
+        assert Recogniser().recognise(frame).sure
+        reading = calibrated.recognise(frame)
+        assert reading.card in (None, parse_card(code)) and not reading.sure, reading.ranked
+    frame = single(parse_card("4C"), rng, angle=40.0, width=200, **CAMERA)
+    assert calibrated.recognise(frame).sure  # the card itself, whole
 
 
 @pytest.mark.parametrize(("agreement", "guessed"), [(0.1, False), (0.3, False), (0.6, True)])

@@ -57,6 +57,7 @@ GROW = 1.05  # the grown outline, as a part of the one found
 NUDGE = (-0.05, 0.05, 0.1)  # one side moved out or in, as parts of the card across it
 FACE_WEIGHT = 3.0  # nats for a card whose picture matches worse by the best match's own misfit
 FACE_FAIR, FACE_CLOSE = 0.9, 0.98  # correlations of the best match: no weight, full weight
+FACE_WHOLE = 0.75  # ... below which the outline holds no whole card of the deck: never sure
 FIT_READINGS, FIT_SHARE = 16, 0.25  # the profile judged on the last 16 readings (8 at least): a quarter fit
 PROFILE_VERSION = 2
 
@@ -410,7 +411,8 @@ class Recogniser:
         of the warp `across()` gives (one with the card's top and bottom bands; `warped` itself
         when None): never sure, since such decks mostly print it once, and the reader has less
         behind it. A card in doubt is weighed by the body's pips (`index.read_body`) of the warp
-        `body()` gives (one with the card's body; `warped` itself when None)."""
+        `body()` gives (one with the card's body; `warped` itself when None); one both corners
+        named, by the body's suit only: a third witness before it is acted on."""
         scores, named = self._corners(warped, corners, _read_corner)
         agreed = named[0] if len(named) == 2 and named[0] == named[1] != UNKNOWN else None
         once = None  # the code an index printed once (across the card's top) named
@@ -422,7 +424,17 @@ class Recogniser:
             once = named[0] if len(set(named)) == 1 and named[0] != UNKNOWN else None
         if scores and card_index.in_doubt(scores):
             scores = card_index.weigh_body(scores, card_index.read_body(warped if body is None else body()))
-        scores, pictured = self._with_profile(warped, scores)
+        elif scores and agreed is not None:
+            # Blurred alike at both ends, an index's spade may read as a club at both; the body's
+            # bigger pips witness the suit. The rank the corners settle (a deck's ornate ace is
+            # a picture, unlike an ace's pip).
+            pips = card_index.read_body(warped if body is None else body())
+            scores = card_index.weigh_body(scores, card_index.Body(pips.suits, 0))
+        scores, pictured, whole = self._with_profile(warped, scores)
+        if not whole:
+            # A calibrated deck's card whose picture matches none of its own: something lies on it
+            # (the card under the top one, read at both its corners) or the outline is off.
+            agreed = None
         if once is not None and once == pictured:
             # The deck's own picture of the card, matched closely, is the second reading an
             # index printed once lacks: it names the card from the whole face.
@@ -452,11 +464,13 @@ class Recogniser:
 
     def _with_profile(
         self, warped: np.ndarray, scores: dict[str, float]
-    ) -> tuple[dict[str, float], str | None]:
-        """The corners' scores with the profile's pictures weighed in (unchanged without one), and
-        the card whose picture matches at FACE_CLOSE or better, if one does."""
+    ) -> tuple[dict[str, float], str | None, bool]:
+        """The corners' scores with the profile's pictures weighed in (unchanged without one), the
+        card whose picture matches at FACE_CLOSE or better, if one does, and whether any matches at
+        FACE_WHOLE or better (True without a profile)."""
         p = self.profile
         pictured = None
+        whole = True
         if p is not None and len(p.face_codes):
             # Each card's own picture, allowed to sit a few px off. How much worse than the best
             # a card matches counts in units of the best match's own misfit: when the best fits
@@ -469,8 +483,9 @@ class Recogniser:
             # A picture that matches nothing closely (the outline a little off, a hand's shadow)
             # says little: its weight fades out below a close match.
             weight = FACE_WEIGHT * float(np.clip((top - FACE_FAIR) / (FACE_CLOSE - FACE_FAIR), 0.0, 1.0))
+            whole = top >= FACE_WHOLE
             if not scores and top < FACE_CLOSE:
-                return {}, None  # no index, and no picture close enough to stand alone
+                return {}, None, whole  # no index, and no picture close enough to stand alone
             by_code = {code: float(sim[p.face_codes == code].max()) for code in set(p.face_codes.tolist())}
             if top >= FACE_CLOSE:
                 pictured = max(by_code, key=by_code.__getitem__)
@@ -498,7 +513,7 @@ class Recogniser:
                 lift = MIN_SCORE + 1.0 - max(scores.values())
                 if lift > 0:
                     scores = {k: v + lift for k, v in scores.items()}
-        return scores, pictured
+        return scores, pictured, whole
 
     def _surest(self, image: np.ndarray, quads: list[np.ndarray], enough: float) -> _Read:
         """The surest reading of the card (scores, their log-sum, the corners' agreed code) from
