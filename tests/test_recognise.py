@@ -241,6 +241,7 @@ def test_deck_awareness_takes_the_runner_up_when_close(monkeypatch, recogniser):
         lambda self, w, corners=(True, True), across=None, body=None: (
             {"8C": -0.2, "8S": -0.5, "3C": -5.0},
             None,
+            True,
         ),
     )
     assert recogniser.recognise(frame).card.code == "8C"
@@ -252,6 +253,7 @@ def test_deck_awareness_takes_the_runner_up_when_close(monkeypatch, recogniser):
         lambda self, w, corners=(True, True), across=None, body=None: (
             {"8C": -0.2, "8S": -0.2 - SEEN_MARGIN * 1.5},
             None,
+            True,
         ),
     )
     assert recogniser.recognise(frame, seen=frozenset({"8C"})).card.code == "8C"

@@ -336,7 +336,8 @@ def _near_window_top(quad: np.ndarray, f: int) -> bool:
     return float(side_lengths(quad).min()) >= NEAR_TOP * MAX_WIDTH * f
 
 
-_Read = tuple[dict[str, float], float, "str | None"]  # scores, their log-sum, the corners' agreed code
+# Scores, their log-sum, the corners' agreed code, and whether the picture is a whole card's (`_read`).
+_Read = tuple[dict[str, float], float, "str | None", bool]
 
 
 def _best_card(scores: dict[str, float]) -> float:
@@ -404,9 +405,11 @@ class Recogniser:
         corners: tuple[bool, bool],
         across: Callable[[], np.ndarray] | None = None,
         body: Callable[[], np.ndarray] | None = None,
-    ) -> tuple[dict[str, float], str | None]:
-        """`read_warped`'s scores, and the code both corners named each on its own (None unless both
-        were read and agree): two readings of one card at its two ends, evidence for `is_sure`.
+    ) -> tuple[dict[str, float], str | None, bool]:
+        """`read_warped`'s scores, the code both corners named each on its own (None unless both
+        were read and agree): two readings of one card at its two ends, evidence for `is_sure`,
+        and whether the card is whole (`_with_profile`; True without a profile): if not, no
+        reading of it is sure, though its corners' agreement still weighs in a still's guess.
         When neither corner holds an index, the index laid across the card's top (`_read_beside`)
         of the warp `across()` gives (one with the card's top and bottom bands; `warped` itself
         when None): never sure, since such decks mostly print it once, and the reader has less
@@ -430,16 +433,14 @@ class Recogniser:
             # a picture, unlike an ace's pip).
             pips = card_index.read_body(warped if body is None else body())
             scores = card_index.weigh_body(scores, card_index.Body(pips.suits, 0))
+        # A calibrated deck's card whose picture matches none of its own (not whole): something
+        # lies on it (the card under the top one, read at both its corners) or the outline is off.
         scores, pictured, whole = self._with_profile(warped, scores)
-        if not whole:
-            # A calibrated deck's card whose picture matches none of its own: something lies on it
-            # (the card under the top one, read at both its corners) or the outline is off.
-            agreed = None
         if once is not None and once == pictured:
             # The deck's own picture of the card, matched closely, is the second reading an
             # index printed once lacks: it names the card from the whole face.
             agreed = once
-        return scores, agreed
+        return scores, agreed, whole
 
     def _corners(
         self,
@@ -519,7 +520,7 @@ class Recogniser:
         """The surest reading of the card (scores, their log-sum, the corners' agreed code) from
         outlines tried in turn, stopping at one likelier than `enough`; scores of two warps are not
         on one scale."""
-        best: _Read = ({}, 0.0, None)
+        best: _Read = ({}, 0.0, None, True)
         # Without a profile only the index corners are read: only they are warped.
         regions = None if self.profile is not None else corner_regions(WARP_SIZE)
         for quad in quads:
@@ -527,13 +528,13 @@ class Recogniser:
             # An index across the card's top is read only when the corners hold none: its bands warped then.
             across = partial(warp_card, image, quad, regions=band_regions(WARP_SIZE)) if regions else None
             body = partial(warp_card, image, quad, regions=(body_region(WARP_SIZE),)) if regions else None
-            got, agreed = self._read(warped, _in_sight(quad, image.shape), across, body)
+            got, agreed, whole = self._read(warped, _in_sight(quad, image.shape), across, body)
             if not got:
                 continue
             top = max(got.values())
             got_norm = float(np.log(np.exp(np.array(list(got.values())) - top).sum())) + top
             if not best[0] or self._surer((got, got_norm), best[:2]):
-                best = (got, got_norm, agreed)
+                best = (got, got_norm, agreed, whole)
             if self._likely(*best[:2]) > enough:
                 break
         return best
@@ -700,7 +701,8 @@ class Recogniser:
     ) -> tuple[Reading, float]:
         """An outline of pyramid level `f` read there, mapped back to the frame, with how well it
         lies on the outline model's marks."""
-        got = self._reading(*self._read_outline(level, quad), quad)
+        scores, norm, agreed, whole = self._read_outline(level, quad)
+        got = self._reading(scores, norm, agreed, quad, whole=whole)
         mapped = quad * f + (f - 1) / 2
         mapped_got = Reading(got.card, got.confidence, mapped, got.ranked, got.sure, got.agree)
         return mapped_got, _agreement(marks, mapped)
@@ -730,7 +732,7 @@ class Recogniser:
     ) -> Reading:
         """The top card of a frame whose cards are in the outline search's size window."""
         aspect = self.profile.aspect if self.profile else None
-        quick, sure, scores, norm, agreed = None, False, {}, 0.0, None
+        quick, sure, scores, norm, agreed, whole = None, False, {}, 0.0, None, True
         if hint_mask is not None:
             # The change's own outline first, sure or not: when it reads surely, the search round
             # the change (tens of ms at 1280x720) would only find it again; when it is sure, the
@@ -740,7 +742,7 @@ class Recogniser:
             except cv2.error:
                 quick = None
             if quick is not None:
-                scores, norm, agreed = self._read_outline(image, quick)
+                scores, norm, agreed, whole = self._read_outline(image, quick)
         quad = quick
         if not sure and self._card_odds(scores, norm) <= SURE:
             try:
@@ -750,16 +752,16 @@ class Recogniser:
             if quad is None:
                 return Reading(None, 0.0)
             if quick is None or not np.allclose(quad, quick, atol=0.5):
-                scores, norm, agreed = self._read_outline(image, quad)
+                scores, norm, agreed, whole = self._read_outline(image, quad)
         # Still weak: a side may be astray, misplacing the index. Measured (docs/vision.md), the
         # built-in model is sure of a wrong card from a nudged outline more often than a deck's
         # own pictures are, so it is nudged only when a reading is no better than even odds.
         weak = WEAK[self.profile is not None]
         if self._card_odds(scores, norm) <= weak:
-            got, got_norm, got_agreed = self._surest(image, _nudged(quad), SURE)
-            if got and (not scores or self._surer((got, got_norm), (scores, norm))):
-                scores, norm, agreed = got, got_norm, got_agreed
-        return self._reading(scores, norm, agreed, quad, seen)
+            got = self._surest(image, _nudged(quad), SURE)
+            if got[0] and (not scores or self._surer(got[:2], (scores, norm))):
+                scores, norm, agreed, whole = got
+        return self._reading(scores, norm, agreed, quad, seen, whole)
 
     def _reading(
         self,
@@ -768,8 +770,9 @@ class Recogniser:
         agreed: str | None,
         quad: np.ndarray,
         seen: frozenset[str] = frozenset(),
+        whole: bool = True,
     ) -> Reading:
-        """The reading of an outline's scores: the card, refused, or none."""
+        """The reading of an outline's scores: the card, refused, or none; never sure unless `whole`."""
         if not scores:
             return Reading(None, 0.05, quad)
         ranked = sorted(scores.items(), key=lambda kv: -kv[1])[:5]
@@ -787,7 +790,7 @@ class Recogniser:
         if pick[1] < MIN_SCORE:
             return Reading(None, min(conf, 0.2), quad, ranked_out)
         agree = agreed == pick[0]
-        return Reading(parse_card(pick[0]), conf, quad, ranked_out, is_sure(conf, agree), agree)
+        return Reading(parse_card(pick[0]), conf, quad, ranked_out, whole and is_sure(conf, agree), agree)
 
 
 def recogniser_for(profile_path: str | None, deck: int = 54) -> Recogniser:
