@@ -425,14 +425,13 @@ class Recogniser:
             beside, named = self._corners(warped if across is None else across(), corners, _read_beside)
             scores = {k: max(scores.get(k, -99.0), beside.get(k, -99.0)) for k in scores | beside}
             once = named[0] if len(set(named)) == 1 and named[0] != UNKNOWN else None
-        if scores and card_index.in_doubt(scores):
-            scores = card_index.weigh_body(scores, card_index.read_body(warped if body is None else body()))
-        elif scores and agreed is not None:
+        doubt = bool(scores) and card_index.in_doubt(scores)
+        if doubt or (scores and agreed is not None):
+            pips = card_index.read_body(warped if body is None else body())
             # Blurred alike at both ends, an index's spade may read as a club at both; the body's
             # bigger pips witness the suit. The rank the corners settle (a deck's ornate ace is
             # a picture, unlike an ace's pip).
-            pips = card_index.read_body(warped if body is None else body())
-            scores = card_index.weigh_body(scores, card_index.Body(pips.suits, 0))
+            scores = card_index.weigh_body(scores, pips if doubt else card_index.Body(pips.suits, 0))
         # A calibrated deck's card whose picture matches none of its own (not whole): something
         # lies on it (the card under the top one, read at both its corners) or the outline is off.
         scores, pictured, whole = self._with_profile(warped, scores)
@@ -517,7 +516,7 @@ class Recogniser:
         return scores, pictured, whole
 
     def _surest(self, image: np.ndarray, quads: list[np.ndarray], enough: float) -> _Read:
-        """The surest reading of the card (scores, their log-sum, the corners' agreed code) from
+        """The surest reading of the card (`_Read`: scores, their log-sum, agreed code, whole) from
         outlines tried in turn, stopping at one likelier than `enough`; scores of two warps are not
         on one scale."""
         best: _Read = ({}, 0.0, None, True)
