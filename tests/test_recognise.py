@@ -11,6 +11,7 @@ from referee.sim import render
 from referee.sim.card_themes import available_themes, theme_cards
 from referee.vision import outline_model
 from referee.vision import recogniser as recognise
+from referee.vision.index import Body
 from referee.vision.recogniser import (
     SEEN_MARGIN,
     Profile,
@@ -562,11 +563,32 @@ def test_corners_that_agree_are_not_sure_when_the_bodys_pip_names_another_suit(r
     hybrid[h - y1 :, w - x1 :] = club[h - y1 :, w - x1 :]
     for angle, seed in ((0, 1), (30, 2), (200, 3)):
         frame = single(
-            parse_card("AS"), np.random.default_rng(seed), angle=angle, faces={"AS": hybrid}, **CAMERA
+            parse_card("AS"),
+            np.random.default_rng(seed),
+            angle=angle,
+            width=150,
+            faces={"AS": hybrid},
+            **CAMERA,
         )
         reading = recogniser.recognise(frame)
         # Read by the corners alone, each of these is the ace of clubs, sure at 0.999 or more.
         assert not reading.sure, (angle, reading.card, reading.confidence)
+
+
+def test_the_body_of_a_card_the_warp_does_not_magnify_is_read_only_when_its_corners_are_in_doubt(
+    recogniser, monkeypatch
+):
+    # Its index pips have as many frame pixels as the warp's: the body's suit is not worth the
+    # watch's time when both corners name the card surely.
+    bodies = []
+    monkeypatch.setattr(recognise.card_index, "read_body", lambda w: bodies.append(w) or Body(None, 0))
+    for width, read in ((300, 0), (150, 1)):
+        bodies.clear()
+        reading = recogniser.recognise(
+            single(parse_card("7S"), np.random.default_rng(4), width=width, **CAMERA)
+        )
+        assert reading.card == parse_card("7S") and reading.agree and reading.sure
+        assert len(bodies) == read, width
 
 
 def test_sure_readings_of_a_seeded_sample_of_piles_are_right(recogniser):

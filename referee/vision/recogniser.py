@@ -179,6 +179,12 @@ class Profile:
             raise ProfileError(f"{path}: not a card profile ({type(exc).__name__})") from None
 
 
+def _width(quad: np.ndarray) -> float:
+    """A card's width in the frame, px: the mean of its outline's two short sides."""
+    sides = np.linalg.norm(np.asarray(quad, np.float64) - np.roll(quad, -1, axis=0), axis=1)
+    return float(np.sort(sides)[:2].mean())
+
+
 def _in_sight(quad: np.ndarray, shape: tuple[int, ...]) -> tuple[bool, bool]:
     """Whether each index corner (top-left, bottom-right, as `warp_card` turns the card) lies in
     the frame: a card over the frame's edge has one cut off, and the replicated border read as
@@ -405,6 +411,7 @@ class Recogniser:
         corners: tuple[bool, bool],
         across: Callable[[], np.ndarray] | None = None,
         body: Callable[[], np.ndarray] | None = None,
+        magnified: bool = True,
     ) -> tuple[dict[str, float], str | None, bool]:
         """`read_warped`'s scores, the code both corners named each on its own (None unless both
         were read and agree): two readings of one card at its two ends, evidence for `is_sure`,
@@ -415,7 +422,8 @@ class Recogniser:
         when None): never sure, since such decks mostly print it once, and the reader has less
         behind it. A card in doubt is weighed by the body's pips (`index.read_body`) of the warp
         `body()` gives (one with the card's body; `warped` itself when None); one both corners
-        named, by the body's suit only: a third witness before it is acted on."""
+        named, by the body's suit only when the warp is `magnified` (the card fewer pixels wide in
+        the frame than the warp): a third witness before it is acted on."""
         scores, named = self._corners(warped, corners, _read_corner)
         agreed = named[0] if len(named) == 2 and named[0] == named[1] != UNKNOWN else None
         once = None  # the code an index printed once (across the card's top) named
@@ -426,7 +434,7 @@ class Recogniser:
             scores = {k: max(scores.get(k, -99.0), beside.get(k, -99.0)) for k in scores | beside}
             once = named[0] if len(set(named)) == 1 and named[0] != UNKNOWN else None
         doubt = bool(scores) and card_index.in_doubt(scores)
-        if doubt or (scores and agreed is not None):
+        if doubt or (scores and agreed is not None and magnified):
             pips = card_index.read_body(warped if body is None else body())
             # Blurred alike at both ends, an index's spade may read as a club at both; the body's
             # bigger pips witness the suit. The rank the corners settle (a deck's ornate ace is
@@ -527,7 +535,10 @@ class Recogniser:
             # An index across the card's top is read only when the corners hold none: its bands warped then.
             across = partial(warp_card, image, quad, regions=band_regions(WARP_SIZE)) if regions else None
             body = partial(warp_card, image, quad, regions=(body_region(WARP_SIZE),)) if regions else None
-            got, agreed, whole = self._read(warped, _in_sight(quad, image.shape), across, body)
+            # A card the warp magnifies has index pips of a few frame pixels, a blurred spade
+            # and club alike at both corners: only then are its body's pips worth their cost.
+            magnified = _width(quad) < WARP_SIZE[0]
+            got, agreed, whole = self._read(warped, _in_sight(quad, image.shape), across, body, magnified)
             if not got:
                 continue
             top = max(got.values())
