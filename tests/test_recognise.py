@@ -239,7 +239,7 @@ def test_deck_awareness_takes_the_runner_up_when_close(monkeypatch, recogniser):
     monkeypatch.setattr(
         Recogniser,
         "_read",
-        lambda self, w, corners=(True, True), across=None, body=None: (
+        lambda self, w, corners=(True, True), across=None, body=None, magnified=True: (
             {"8C": -0.2, "8S": -0.5, "3C": -5.0},
             None,
             True,
@@ -251,7 +251,7 @@ def test_deck_awareness_takes_the_runner_up_when_close(monkeypatch, recogniser):
     monkeypatch.setattr(
         Recogniser,
         "_read",
-        lambda self, w, corners=(True, True), across=None, body=None: (
+        lambda self, w, corners=(True, True), across=None, body=None, magnified=True: (
             {"8C": -0.2, "8S": -0.2 - SEEN_MARGIN * 1.5},
             None,
             True,
