@@ -378,8 +378,9 @@ def test_a_calibrated_deck_reads_a_card_by_its_picture_when_its_corners_say_noth
     calibrated = Recogniser(profile)
     for code, angle in (("7D", 20.0), ("KS", 200.0), ("2C", -70.0)):
         frame = single(parse_card(code), rng, angle=angle, width=180, table="wood", faces=faces, **CAMERA)
-        plain = Recogniser().recognise(frame)  # reads pips as an index, if anything: unsure
-        assert plain.card != parse_card(code) or plain.confidence < 0.5
+        # Built in, pips read as an index, if anything, or a 2's body: never sure.
+        plain = Recogniser().recognise(frame)
+        assert plain.card != parse_card(code) or not plain.sure
         reading = calibrated.recognise(frame)
         assert reading.card == parse_card(code), reading.ranked
         assert all(c != "JOKER" for c, _ in reading.ranked)  # no joker in a deck calibrated without

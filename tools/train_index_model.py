@@ -13,7 +13,8 @@ what the recogniser will really see:
    families: `apt install fonts-urw-base35
    fonts-liberation fonts-freefont-ttf fonts-dejavu-extra fonts-crosextra-carlito
    fonts-crosextra-caladea fonts-roboto fonts-open-sans fonts-linuxlibertine
-   fonts-texgyre fonts-noto-core`) and OpenCV's Hershey fonts, with the renderer's pips;
+   fonts-texgyre fonts-noto-core`) and OpenCV's Hershey fonts, with the renderer's pips, the
+   fonts' suit symbols and pips drawn with random proportions (`varied_pip`);
 3. Debian's gnome-cards-data themes in TRAIN_THEMES (the ranks whose index is the
    English letter or number as themselves, the others, a German B or D, an Italian R,
    as "not a rank");
@@ -36,6 +37,7 @@ OpenCV: another font set or OpenCV trains a slightly different one.
 from __future__ import annotations
 
 import argparse
+import itertools
 import subprocess
 import sys
 import tempfile
@@ -82,6 +84,8 @@ NOT_RANKS = tuple("BCDEFGHILMNOPRSTUVWXYZ")
 # (tests/test_card_index.py), glyphs the network never saw as negatives.
 HERSHEY_NEGATIVE = (0, 2, 4)
 RED = (40, 30, 200)
+VARIED_PIPS = 24  # pips of each suit drawn with random proportions (`varied_pip`), beside the fonts'
+VARIED_CORNERS = 8  # ... and corners drawn with each, for the suit network alone
 CACHE = Path.home() / ".cache" / "referee" / "train-fonts"
 
 
@@ -129,7 +133,9 @@ def motion_blur(image: np.ndarray, length: float, angle: float) -> np.ndarray:
     return cv2.filter2D(image, -1, kernel / max(float(kernel.sum()), 1e-6))
 
 
-def glyphs_of(card: np.ndarray, rank: str, suit: str, rng: np.random.Generator, out: dict, n: int) -> None:
+def glyphs_of(
+    card: np.ndarray, rank: str | None, suit: str, rng: np.random.Generator, out: dict, n: int
+) -> None:
     """Cut rank and suit glyphs from `n` damaged copies of the card, both corners."""
     for _ in range(n):
         warped = camera_damage(card, rng)
@@ -331,6 +337,65 @@ def pip_glyph(suit: str) -> np.ndarray:
     return img[y : y + h, x : x + w]
 
 
+def _heart(n: int = 48) -> np.ndarray:
+    """A heart's outline, point down, about 1 x 1, centred on (0, 0), y down."""
+    t = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    x = 16 * np.sin(t) ** 3
+    y = -(13 * np.cos(t) - 5 * np.cos(2 * t) - 2 * np.cos(3 * t) - np.cos(4 * t))
+    return np.stack([x, y - 2.5], axis=1) / 32
+
+
+def _stem(rng: np.random.Generator, top: float, hidden: float) -> np.ndarray:
+    """A spade's or a club's stem from `top` down, `hidden` of it within the lobes: a thin line to a
+    wide foot, straight or flared."""
+    length, foot, neck = hidden + rng.uniform(0.2, 0.45), rng.uniform(0.12, 0.5), rng.uniform(0.0, 0.08)
+    bend = rng.uniform(0.0, 0.6) if rng.random() < 0.5 else 0.0  # concave sides: a flared foot
+    s = np.linspace(0, 1, 9)
+    half = neck / 2 + (foot - neck) / 2 * (s ** (1 + 2 * bend))
+    ys = top + s * length
+    return np.concatenate([np.stack([half, ys], 1), np.stack([-half, ys], 1)[::-1]])
+
+
+def varied_pip(suit: str, rng: np.random.Generator) -> np.ndarray:
+    """A pip of `suit` drawn with random proportions (a deck's own: lobes, stem, a diamond's sides), in
+    ink on black: printed pips differ from deck to deck far more than the renderer's one shape and
+    the fonts' symbols, and a spade with a foot unlike any seen was read as a club (session 24)."""
+    polys: list[np.ndarray] = []
+    if suit in ("H", "S"):
+        body = _heart() * [rng.uniform(0.85, 1.2), rng.uniform(0.8, 1.1)]
+        if suit == "S":
+            body = body * [1, -1]
+            cleft = float(body[np.abs(body[:, 0]) < 1e-6, 1].max())  # where the lobes meet, above the foot
+            polys.append(_stem(rng, cleft - 0.03, float(body[:, 1].max()) - cleft))
+        polys.append(body)
+    elif suit == "C":
+        r, d = rng.uniform(0.17, 0.26), rng.uniform(0.17, 0.28)
+        polys += [_circle(0, -d, r), _circle(-d, d * 0.45, r), _circle(d, d * 0.45, r)]
+        polys.append(np.array([[0, -d], [-d, d * 0.45], [d, d * 0.45]]))
+        polys.append(_stem(rng, d * 0.3, 0.0))
+    else:
+        w, bulge = rng.uniform(0.26, 0.42), rng.uniform(-0.08, 0.05)  # sides curved in or out
+        corners = np.array([[0, -0.5], [w, 0], [0, 0.5], [-w, 0], [0, -0.5]])
+        s = np.linspace(0, 1, 8)[:-1, None]
+        sides = []
+        for a, b in itertools.pairwise(corners):
+            mid, normal = (a + b) / 2, np.array([b[1] - a[1], a[0] - b[0]])
+            normal = normal / np.linalg.norm(normal)
+            out = -1 if normal @ mid < 0 else 1
+            sides.append(a + s * (b - a) + out * bulge * 4 * s * (1 - s) * normal)
+        polys.append(np.concatenate(sides))
+    img = np.zeros((200, 200), np.uint8)
+    for poly in polys:
+        cv2.fillPoly(img, [np.round((poly * 120 + 100) * 16).astype(np.int32)], 255, cv2.LINE_AA, 4)
+    x, y, w, h = cv2.boundingRect(cv2.findNonZero(img))
+    return img[y : y + h, x : x + w]
+
+
+def _circle(cx: float, cy: float, r: float, n: int = 24) -> np.ndarray:
+    t = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    return np.stack([cx + r * np.cos(t), cy + r * np.sin(t)], axis=1)
+
+
 # Training --------------------------------------------------------------------------------------
 
 
@@ -456,7 +521,22 @@ def glyph_data(seed: int, copies: int, exclude: list[str]) -> tuple[dict, list[s
         card = compose_corner(flat_top_three(rng), pips[s][0], s in ("H", "D"), rng)
         glyphs_of(card, "3", s, rng, data, 1)
     print(f"+ {fonts} system fonts and Hershey: {len(data['rank'][1])} rank glyphs", flush=True)
+    varied_pips(seed, data)
+    print(f"+ varied pips: {len(data['suit'][1])} suit glyphs", flush=True)
     return data, used, fonts
+
+
+def varied_pips(seed: int, data: dict) -> None:
+    """Suit glyphs only, from corners whose pip is drawn with random proportions (`varied_pip`),
+    by their own generator: the rank glyphs, and so the rank network, stay what they were."""
+    rng = np.random.default_rng([seed, 24])
+    ranks = [hershey_glyph(r, font, 2 * int(rng.integers(1, 5))) for font in glyphs.HERSHEY for r in RANKS]
+    for s in SUITS:
+        for _ in range(VARIED_PIPS):
+            pip = varied_pip(s, rng)
+            for _ in range(VARIED_CORNERS):
+                card = compose_corner(ranks[int(rng.integers(len(ranks)))], pip, s in ("H", "D"), rng)
+                glyphs_of(card, None, s, rng, data, 1)
 
 
 def train_member(

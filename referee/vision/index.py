@@ -620,12 +620,12 @@ def read_body(warped: np.ndarray) -> Body:
         region = warped[top:bottom, left:right]
         red = _redness(region, cv2.compare(labels, sparse[0], cv2.CMP_EQ)) > 0.15
         return Body(_lone_suit(labels, stats[sparse[0]], sparse[0], red), len(pips), 1)
-    if len(sparse) == 2:
-        # Not their suit: two blurred pips named it wrongly (a 2 of spades as clubs) on the own
-        # styles, where three or more never did.
-        return Body(None, len(pips), 2)
-    if len(sparse) == 3:
-        return Body(_pips_suit(labels, pips, top, h), len(pips), 3)
+    if len(sparse) in (2, 3):
+        # A 2's pair, or a 3's less its middle pip (upright either way up, so not read): two
+        # pips are enough to name the suit, as they name a spade whose small index reads as a
+        # club. (Before the varied pips of session 24 two blurred pips named a 2 of spades as
+        # clubs on the own styles; a wrong suit here only costs a reading's sureness.)
+        return Body(_pips_suit(labels, pips, top, h, least=2), len(pips), len(sparse))
     return Body(
         _pips_suit(labels, pips, top, h),
         len(pips),
@@ -765,12 +765,14 @@ def _within(x: float, y: float, box: tuple[float, float, float, float]) -> bool:
     return box[0] <= x <= box[1] and box[2] <= y <= box[3]
 
 
-def _pips_suit(labels: np.ndarray, pips: list[tuple[int, ...]], top: int, h: int) -> dict[str, float] | None:
+def _pips_suit(
+    labels: np.ndarray, pips: list[tuple[int, ...]], top: int, h: int, least: int = _BODY_LEAST
+) -> dict[str, float] | None:
     """Log-probabilities of each suit from the `pips` (x, y, w, h, label in `labels`, whose first
-    row is the card's row `top` of `h`), or None when there are fewer than `_BODY_LEAST` (a court,
-    an ace, a two) or they say no suit surely: the mean of each pip's suit network chances, those
-    in the lower half turned upright."""
-    if len(pips) < _BODY_LEAST:
+    row is the card's row `top` of `h`), or None when there are fewer than `least` (a court's
+    may be pieces of its picture) or they say no suit surely: the mean of each pip's suit
+    network chances, those in the lower half turned upright."""
+    if len(pips) < least:
         return None
     # The lower half's pips are printed upside down, and the network knows upright ones; a pip
     # across the middle is upright on a card either way up, so it says nothing of which.
@@ -781,7 +783,7 @@ def _pips_suit(labels: np.ndarray, pips: list[tuple[int, ...]], top: int, h: int
             continue
         glyph = cv2.compare(labels[y : y + bh, x : x + bw], k, cv2.CMP_EQ)
         features.append(glyph_features(cv2.flip(glyph, -1) if at > 0.55 else glyph))
-    if len(features) < _BODY_LEAST or any(f is None for f in features):
+    if len(features) < least or any(f is None for f in features):
         return None
     _, net = load_model()
     # The mean chance, not the mean log: one pip misread (a smudge, a glare) does not veto the rest.
