@@ -576,6 +576,19 @@ def test_corners_that_agree_are_not_sure_when_the_bodys_pip_names_another_suit(r
         assert not reading.sure, (angle, reading.card, reading.confidence)
 
 
+@pytest.mark.parametrize(("lean", "sure"), [("S", False), ("C", True)])
+def test_corners_that_agree_are_not_sure_when_the_bodys_pips_lean_to_another_suit(
+    recogniser, monkeypatch, lean, sure
+):
+    # The body's pips name no suit surely (`suits` None: one of a blurred spade's pips leans to
+    # the club), while both corners read a club surely: their lean is the witness.
+    leaning = {s: float(np.log(0.99 if s == lean else 0.01 / 3)) for s in "SHDC"}
+    monkeypatch.setattr(recognise.card_index, "read_body", lambda w: Body(None, 8, lean=leaning))
+    reading = recogniser.recognise(single(parse_card("8C"), np.random.default_rng(6), width=150, **CAMERA))
+    assert reading.card == parse_card("8C") and reading.agree
+    assert reading.sure is sure
+
+
 def test_the_body_of_a_card_the_warp_does_not_magnify_is_read_only_when_its_corners_are_in_doubt(
     recogniser, monkeypatch
 ):

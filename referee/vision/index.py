@@ -584,8 +584,9 @@ class Body(NamedTuple):
     say none surely), how many pips of one size there are (0 when there is no ink), how many
     stand alone in an ace's or a two's places with no other ink in the body (`_sparse_pips`:
     1 or 2; 0, neither), whether it holds a court's picture (`_pictured`), whether a place
-    where every card from 4 to 10 prints a pip is bare (`_bare_corner`), and whether its middle
-    column holds ink where a 4's and a 6's never does (`_inked_middle`)."""
+    where every card from 4 to 10 prints a pip is bare (`_bare_corner`), whether its middle
+    column holds ink where a 4's and a 6's never does (`_inked_middle`), and which suit its pips
+    lean to, however little (their suit's log-probabilities, None when there are too few)."""
 
     suits: dict[str, float] | None
     count: int
@@ -593,11 +594,12 @@ class Body(NamedTuple):
     picture: bool = False
     bare: bool = False
     middle: bool = False
+    lean: dict[str, float] | None = None
 
 
 def read_body(warped: np.ndarray) -> Body:
     """The pips in the card's body (`_BODY`): pip-like blobs of one size, and their suit (see
-    `_pips_suit`).
+    `_pips_lean`).
 
     The index's pip is a small glyph; blurred, a club and a spade are alike there, and a blurred 8
     is a Q's blob. A number card's body pips are three to five times its size, and there are as
@@ -619,19 +621,23 @@ def read_body(warped: np.ndarray) -> Body:
     if len(sparse) == 1:
         region = warped[top:bottom, left:right]
         red = _redness(region, cv2.compare(labels, sparse[0], cv2.CMP_EQ)) > 0.15
-        return Body(_lone_suit(labels, stats[sparse[0]], sparse[0], red), len(pips), 1)
+        suits = _lone_suit(labels, stats[sparse[0]], sparse[0], red)
+        return Body(suits, len(pips), 1, lean=suits)
     if len(sparse) in (2, 3):
         # A 2's pair, or a 3's less its middle pip (upright either way up, so not read): two
         # pips are enough to name the suit, as they name a spade whose small index reads as a
         # club. (Before the varied pips of session 24 two blurred pips named a 2 of spades as
         # clubs on the own styles; a wrong suit here only costs a reading's sureness.)
-        return Body(_pips_suit(labels, pips, top, h, least=2), len(pips), len(sparse))
+        lean = _pips_lean(labels, pips, top, h, least=2)
+        return Body(_sure_suit(lean), len(pips), len(sparse), lean=lean)
+    lean = _pips_lean(labels, pips, top, h)
     return Body(
-        _pips_suit(labels, pips, top, h),
+        _sure_suit(lean),
         len(pips),
         picture=_pictured(stats, (w, h), rw),
         bare=_bare_corner(ink, (w, h), (left, top)),
         middle=_inked_middle(ink, (w, h), (left, top)),
+        lean=lean,
     )
 
 
@@ -765,13 +771,23 @@ def _within(x: float, y: float, box: tuple[float, float, float, float]) -> bool:
     return box[0] <= x <= box[1] and box[2] <= y <= box[3]
 
 
-def _pips_suit(
+def _sure_suit(lean: dict[str, float] | None) -> dict[str, float] | None:
+    """The pips' suit log-probabilities (`_pips_lean`) when they name a suit surely, else None."""
+    if lean is None:
+        return None
+    best = max(lean, key=lean.__getitem__)
+    if best == UNKNOWN or lean[best] < np.log(_BODY_SURE):
+        return None
+    return {s: lean[s] for s in SUITS}
+
+
+def _pips_lean(
     labels: np.ndarray, pips: list[tuple[int, ...]], top: int, h: int, least: int = _BODY_LEAST
 ) -> dict[str, float] | None:
-    """Log-probabilities of each suit from the `pips` (x, y, w, h, label in `labels`, whose first
-    row is the card's row `top` of `h`), or None when there are fewer than `least` (a court's
-    may be pieces of its picture) or they say no suit surely: the mean of each pip's suit
-    network chances, those in the lower half turned upright."""
+    """Log-probabilities of each suit and of none (`UNKNOWN`) from the `pips` (x, y, w, h, label
+    in `labels`, whose first row is the card's row `top` of `h`), or None when there are fewer
+    than `least` (a court's may be pieces of its picture): the mean of each pip's suit network
+    chances, those in the lower half turned upright."""
     if len(pips) < least:
         return None
     # The lower half's pips are printed upside down, and the network knows upright ones; a pip
@@ -788,11 +804,7 @@ def _pips_suit(
     _, net = load_model()
     # The mean chance, not the mean log: one pip misread (a smudge, a glare) does not veto the rest.
     mean = np.log(np.exp(net.log_probs(np.vstack(features[:6]))).mean(axis=0) + 1e-9)
-    lp = dict(zip(net.classes, mean.tolist(), strict=True))
-    best = max(lp, key=lp.__getitem__)
-    if best == UNKNOWN or lp[best] < np.log(_BODY_SURE):
-        return None
-    return {s: lp[s] for s in SUITS}
+    return dict(zip(net.classes, mean.tolist(), strict=True))
 
 
 def _pip_blobs(

@@ -434,12 +434,18 @@ class Recogniser:
             scores = {k: max(scores.get(k, -99.0), beside.get(k, -99.0)) for k in scores | beside}
             once = named[0] if len(set(named)) == 1 and named[0] != UNKNOWN else None
         doubt = bool(scores) and card_index.in_doubt(scores)
-        if doubt or (scores and agreed is not None and magnified):
+        witness = bool(scores) and agreed is not None and magnified
+        if doubt or witness:
             pips = card_index.read_body(warped if body is None else body())
-            # Blurred alike at both ends, an index's spade may read as a club at both; the body's
-            # bigger pips witness the suit. The rank the corners settle (a deck's ornate ace is
-            # a picture, unlike an ace's pip).
-            scores = card_index.weigh_body(scores, pips if doubt else card_index.Body(pips.suits, 0))
+            if doubt:
+                scores = card_index.weigh_body(scores, pips)
+            if witness and (not doubt or pips.suits is None):
+                # Blurred alike at both ends, an index's spade may read as a club at both; the
+                # body's bigger pips witness the suit by their lean, however slight (each of a
+                # blurred spade's pips may lean to it, none surely). The rank the corners
+                # settle (a deck's ornate ace is a picture, unlike an ace's pip).
+                lean = {k: v for k, v in (pips.lean or {}).items() if k != UNKNOWN} or None
+                scores = card_index.weigh_body(scores, card_index.Body(lean, 0))
         # A calibrated deck's card whose picture matches none of its own (not whole): something
         # lies on it (the card under the top one, read at both its corners) or the outline is off.
         scores, pictured, whole = self._with_profile(warped, scores)
