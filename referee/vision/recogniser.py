@@ -181,8 +181,7 @@ class Profile:
 
 def _width(quad: np.ndarray) -> float:
     """A card's width in the frame, px: the mean of its outline's two short sides."""
-    sides = np.linalg.norm(np.asarray(quad, np.float64) - np.roll(quad, -1, axis=0), axis=1)
-    return float(np.sort(sides)[:2].mean())
+    return float(np.sort(side_lengths(np.asarray(quad, np.float32)))[:2].mean())
 
 
 def _in_sight(quad: np.ndarray, shape: tuple[int, ...]) -> tuple[bool, bool]:
