@@ -52,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from referee.cards import RANKS, SUITS, deck
 from referee.sim import glyphs
 from referee.sim.card_themes import available_themes, theme_cards
-from referee.sim.render import STYLES, draw_card, draw_pip
+from referee.sim.render import STYLES, _circle, _heart_outline, draw_card, draw_pip
 from referee.vision.index import _index_parts
 from referee.vision.index_model import MODEL_PATH, UNKNOWN, GlyphNet, glyph_features, save_model
 from referee.vision.outline import WARP_SIZE
@@ -337,14 +337,6 @@ def pip_glyph(suit: str) -> np.ndarray:
     return img[y : y + h, x : x + w]
 
 
-def _heart(n: int = 48) -> np.ndarray:
-    """A heart's outline, point down, about 1 x 1, centred on (0, 0), y down."""
-    t = np.linspace(0, 2 * np.pi, n, endpoint=False)
-    x = 16 * np.sin(t) ** 3
-    y = -(13 * np.cos(t) - 5 * np.cos(2 * t) - 2 * np.cos(3 * t) - np.cos(4 * t))
-    return np.stack([x, y - 2.5], axis=1) / 32
-
-
 def _stem(rng: np.random.Generator, top: float, hidden: float) -> np.ndarray:
     """A spade's or a club's stem from `top` down, `hidden` of it within the lobes: a thin line to a
     wide foot, straight or flared."""
@@ -362,7 +354,7 @@ def varied_pip(suit: str, rng: np.random.Generator) -> np.ndarray:
     the fonts' symbols, and a spade with a foot unlike any seen was read as a club (session 24)."""
     polys: list[np.ndarray] = []
     if suit in ("H", "S"):
-        body = _heart() * [rng.uniform(0.85, 1.2), rng.uniform(0.8, 1.1)]
+        body = _heart_outline() * [rng.uniform(0.85, 1.2), rng.uniform(0.8, 1.1)]
         if suit == "S":
             body = body * [1, -1]
             cleft = float(body[np.abs(body[:, 0]) < 1e-6, 1].max())  # where the lobes meet, above the foot
@@ -389,11 +381,6 @@ def varied_pip(suit: str, rng: np.random.Generator) -> np.ndarray:
         cv2.fillPoly(img, [np.round((poly * 120 + 100) * 16).astype(np.int32)], 255, cv2.LINE_AA, 4)
     x, y, w, h = cv2.boundingRect(cv2.findNonZero(img))
     return img[y : y + h, x : x + w]
-
-
-def _circle(cx: float, cy: float, r: float, n: int = 24) -> np.ndarray:
-    t = np.linspace(0, 2 * np.pi, n, endpoint=False)
-    return np.stack([cx + r * np.cos(t), cy + r * np.sin(t)], axis=1)
 
 
 # Training --------------------------------------------------------------------------------------
